@@ -1,0 +1,232 @@
+/*
+ * envd.h - the pam_envd engine: environment.d directories in, assignments out.
+ *
+ * This library has no libpam dependency and never prints, logs or exits.
+ * Every problem is reported through the diagnostics callback of the
+ * configuration; return codes only signal internal failures (out of memory,
+ * privilege hooks failing).  The PAM module and the envd command both load
+ * through envd_load().
+ */
+#ifndef ENVD_H
+#define ENVD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Resource limits.  Each hit produces a diagnostic and skips the offending
+ * item; earlier work is kept.  The defaults are documented in README.md and
+ * envd(1). */
+#define ENVD_MAX_FILE_BYTES (1024u * 1024u)      /* bytes read from one file */
+#define ENVD_MAX_INPUT_BYTES (16u * 1024u * 1024u) /* bytes read in one load */
+#define ENVD_MAX_FILES_PER_DIR 4096u              /* .conf files per directory */
+#define ENVD_MAX_ASSIGNMENTS 65536u               /* assignments in one load */
+#define ENVD_MAX_NAME_BYTES 255u                  /* bytes of a variable name */
+/* "NAME=VALUE" plus its NUL must fit the kernel's MAX_ARG_STRLEN (128 KiB). */
+#define ENVD_MAX_ENTRY_BYTES (128u * 1024u - 1u)
+#define ENVD_MAX_EXPANSION_BYTES (32u * 1024u * 1024u) /* substituted bytes per load */
+#define ENVD_MAX_DEPTH 32u                        /* nesting of ${X:-...} */
+#define ENVD_MAX_RESULT_BYTES (1024u * 1024u)     /* sum of "NAME=VALUE\0" in the result */
+#define ENVD_MAX_DIAGNOSTICS 1000u                /* diagnostics reported per load */
+
+struct envd_limits {
+	size_t file_bytes;
+	size_t input_bytes;
+	size_t files_per_dir;
+	size_t assignments;
+	size_t entry_bytes;
+	size_t expansion_bytes;
+	size_t depth;
+	size_t result_bytes;
+	size_t diagnostics;
+};
+
+enum envd_severity {
+	ENVD_ERROR,   /* an assignment or file was skipped */
+	ENVD_WARNING, /* something the user probably did not mean (lint) */
+	ENVD_NOTICE,  /* informational: masked files, kept variables */
+	ENVD_DEBUG,   /* tracing: which file set which name */
+};
+
+/* Stable codes, so that callers and tests need not match message text. */
+enum envd_code {
+	ENVD_C_NONE = 0,
+	/* files and directories */
+	ENVD_C_DIR_MISSING,    /* directory does not exist (notice) */
+	ENVD_C_DIR_UNSAFE,     /* wrong owner, writable by others, not a directory */
+	ENVD_C_DIR_ERROR,      /* cannot be opened or read */
+	ENVD_C_FILE_UNSAFE,    /* wrong owner, writable by others, not regular */
+	ENVD_C_FILE_ERROR,     /* cannot be opened or read */
+	ENVD_C_FILE_MASKED,    /* basename shadowed by a higher-precedence dir */
+	ENVD_C_FILE_NOT_CONF,  /* file in a directory without the .conf suffix */
+	ENVD_C_FILE_NUL,       /* file holds a NUL byte: skipped, as systemd does */
+	/* syntax */
+	ENVD_C_NO_VALUE,       /* KEY= with nothing after: sets nothing */
+	ENVD_C_BAD_NAME,       /* invalid variable name */
+	ENVD_C_EXPORT,         /* "export NAME=": invalid name in environment.d */
+	ENVD_C_BAD_UTF8,       /* value not valid UTF-8: assignment skipped */
+	/* policy, merge mode */
+	ENVD_C_REFUSED,        /* name refused by the policy */
+	ENVD_C_KEPT,           /* nooverwrite: variable already set, kept */
+	/* limits */
+	ENVD_C_LIMIT,          /* a resource limit was hit */
+	/* lint (only with ENVD_LINT) */
+	ENVD_C_LINT_TILDE,     /* ~ is not expanded */
+	ENVD_C_LINT_COMMAND,   /* $(...) or backticks are not run */
+	ENVD_C_LINT_SPECIFIER, /* %h and friends are not expanded */
+	ENVD_C_LINT_UNSET,     /* reference to a variable that is not set */
+	ENVD_C_LINT_EMPTY_DEFAULT, /* ${X:-d} with X set but empty gives empty */
+	ENVD_C_LINT_EMPTY_PATH,    /* PATH-like value with an empty component */
+	ENVD_C_LINT_TRAILING_COMMENT, /* "A=1 # x": the comment is part of the value */
+	/* tracing */
+	ENVD_C_SET,            /* debug: NAME set from file:line */
+};
+
+struct envd_diag {
+	enum envd_severity severity;
+	enum envd_code code;
+	const char *file; /* path, or NULL */
+	unsigned line;    /* 1-based, or 0 */
+	const char *name; /* variable name concerned, or NULL; never a value */
+	const char *message; /* never contains a value */
+};
+
+typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
+
+/* Privilege hooks around every access to the user directory.  enter returns
+ * 0 when the user side may be read (non-zero: it is skipped with a
+ * diagnostic); leave returns 0 on success, and non-zero makes envd_load fail
+ * with -EPERM (the caller must fail closed). */
+typedef int (*envd_priv_fn)(void *data);
+
+struct envd_policy; /* name policy for user files, see below */
+
+enum envd_flags {
+	ENVD_NO_OVERWRITE = 1u << 0, /* keep variables the base already holds */
+	ENVD_NO_EXPAND = 1u << 1,    /* take values literally */
+	ENVD_LINT = 1u << 2,         /* report lint warnings (envd check) */
+};
+
+struct envd_config {
+	/* Directories, highest precedence first.  The user directory (may be
+	 * NULL) comes before all system directories. */
+	const char *user_dir;
+	const char *const *system_dirs; /* NULL-terminated; NULL: the default four */
+	const char *root;               /* prefix for system_dirs, or NULL */
+
+	uid_t user_uid;   /* besides root, the owner allowed on the user side */
+	uid_t system_uid; /* owner required on the system side (normally 0) */
+
+	/* Expansion base, "NAME=VALUE" strings, NULL-terminated; may be NULL.
+	 * Only looked up, never part of the result. */
+	const char *const *base_env;
+
+	unsigned flags; /* enum envd_flags */
+	const struct envd_policy *policy; /* applied to user files; NULL: none */
+	struct envd_limits limits;
+
+	envd_diag_fn diag;
+	void *diag_data;
+	envd_priv_fn enter_user;
+	envd_priv_fn leave_user;
+	void *priv_data;
+};
+
+/* The four system directories of systemd, in precedence order. */
+extern const char *const envd_system_dirs[];
+
+void envd_config_init(struct envd_config *cfg);
+void envd_limits_default(struct envd_limits *limits);
+
+/* ---- result ---- */
+
+struct envd_var {
+	const char *name;
+	const char *value;
+	size_t value_len;
+	const char *file; /* file that set the final value */
+	unsigned line;
+};
+
+enum envd_file_state {
+	ENVD_FILE_USED,    /* read and parsed */
+	ENVD_FILE_MASKED,  /* shadowed by the same basename higher up */
+	ENVD_FILE_MASKS,   /* holds a name only to mask: /dev/null, directory, empty */
+	ENVD_FILE_SKIPPED, /* unsafe, unreadable, too big, NUL bytes ... */
+};
+
+struct envd_file {
+	const char *path;
+	const char *basename;
+	enum envd_file_state state;
+	bool user_side;
+	const char *masked_by; /* path, for ENVD_FILE_MASKED */
+	const char *reason;    /* for MASKS and SKIPPED */
+};
+
+struct envd_result;
+
+/* Loads the directories.  Returns 0 and a result (even when files were
+ * skipped), or a negative errno: -ENOMEM, -EINVAL for a bad configuration,
+ * -EPERM when leave_user failed.  Never fails because of file contents. */
+int envd_load(const struct envd_config *cfg, struct envd_result **out);
+void envd_result_free(struct envd_result *res);
+
+size_t envd_result_count(const struct envd_result *res);
+const struct envd_var *envd_result_var(const struct envd_result *res, size_t i);
+const struct envd_var *envd_result_get(const struct envd_result *res, const char *name);
+size_t envd_result_file_count(const struct envd_result *res);
+const struct envd_file *envd_result_file(const struct envd_result *res, size_t i);
+size_t envd_result_diag_count(const struct envd_result *res); /* reported or not */
+
+/* ---- name policy ---- */
+
+/* A policy refuses names matching its deny globs unless they match an allow
+ * glob.  Globs: '*' any run, '?' one character; case-sensitive. */
+struct envd_policy *envd_policy_new(bool with_defaults);
+void envd_policy_free(struct envd_policy *p);
+/* Patterns separated by ',' or ':' or whitespace; returns 0 or -EINVAL/-ENOMEM. */
+int envd_policy_allow(struct envd_policy *p, const char *patterns);
+int envd_policy_deny(struct envd_policy *p, const char *patterns);
+/* Returns NULL when name is allowed, else the reason (a static string). */
+const char *envd_policy_check(const struct envd_policy *p, const char *name);
+
+struct envd_policy_entry {
+	const char *pattern;
+	const char *reason;
+};
+/* The built-in deny list, terminated by a NULL pattern. */
+extern const struct envd_policy_entry envd_default_deny[];
+
+/* ---- lower layers, exposed for tests and fuzzing ---- */
+
+bool envd_name_valid(const char *name, size_t len);
+
+/* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
+ * cb is called for each assignment with the raw (unexpanded) value; value is
+ * NULL when the line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
+typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value,
+			      size_t value_len, bool has_value, unsigned line, void *data);
+int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data);
+
+/* Expansion lookup: returns the value of name (len bytes) or NULL if unset. */
+typedef const char *(*envd_lookup_fn)(const char *name, size_t len, size_t *value_len,
+				      void *data);
+struct envd_expand_state {
+	size_t budget;      /* substituted bytes still allowed (decremented) */
+	size_t max_out;     /* maximum bytes of one output */
+	size_t max_depth;
+	envd_lookup_fn lookup;
+	void *lookup_data;
+	/* lint hooks (may be NULL): called for each reference */
+	void (*on_ref)(const char *name, size_t len, bool set, bool is_default_test,
+		       size_t value_len, void *data);
+};
+/* Expands in[0..len) into a fresh malloc'd string.  Returns 0, -ENOMEM, or
+ * -E2BIG (output or budget exceeded), -ELOOP (nesting too deep). */
+int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
+		size_t *out_len);
+
+const char *envd_version(void);
+
+#endif
