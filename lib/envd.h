@@ -227,6 +227,26 @@ struct envd_expand_state {
 int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
 		size_t *out_len);
 
+/* ---- what a login starts with: shared by the module and envd ---- */
+
+/* Builds the expansion base of a login: env (the PAM environment, may be
+ * NULL) plus HOME, USER, LOGNAME and SHELL from the passwd entry (any of
+ * them may be NULL) and PATH=default_path, each only where env lacks it.
+ * *out is a NULL-terminated array of malloc'd "NAME=VALUE" strings, freed
+ * with envd_strv_free.  Returns 0 or -ENOMEM. */
+int envd_login_base(const char *const *env, const char *user, const char *home,
+		    const char *shell, const char *default_path, char ***out);
+
+/* The user directory of a login.  tmpl (may be NULL) expands %h to home,
+ * %u to user and %% to %.  Without tmpl: $XDG_CONFIG_HOME/environment.d when
+ * base holds an absolute XDG_CONFIG_HOME, else HOME/.config/environment.d
+ * with HOME from base, falling back to home.  *out is malloc'd, or NULL when
+ * no directory can be named (no home).  Returns 0, -ENOMEM or -EINVAL (bad
+ * template: unknown %x, relative result). */
+int envd_user_dir(const char *tmpl, const char *const *base, const char *user,
+		  const char *home, char **out);
+void envd_strv_free(char **v);
+
 const char *envd_version(void);
 
 #endif
