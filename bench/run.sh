@@ -9,6 +9,9 @@
 #         instruction counts (callgrind) with their growth per size step.
 #   pam   a PAM session benchmark (not yet).
 #
+# When envd and the generator disagree on a tree, bench/minimize.py ENVD
+# _build/bench/trees/SIZE shrinks it to a small repro.
+#
 # Environment knobs:
 #   BENCH_SIZES   sizes to run, default "small medium large"
 #   BENCH_RUNS    minimum timed runs per command (default 10)
