@@ -202,7 +202,7 @@ section_envd() {
 			else
 				same[$s]=DIFFERS
 				diffs=$((diffs + 1))
-				warns+=("WARNING: envd and the generator differ on the $s tree: $cmp (details: $out/$s.diff.txt)")
+				warns+=("WARNING: envd and the generator differ on the $s tree: $cmp (details: $out/$s.diff.txt; repro: bench/minimize.py $envd $out/trees/$s)")
 			fi
 		fi
 	done
