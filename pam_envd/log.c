@@ -1,0 +1,106 @@
+/* log.c - engine diagnostics to syslog through pam_syslog.
+ *
+ * The engine never puts a value into a diagnostic; this file never adds one.
+ * File and variable names are chosen by the user, so they are escaped before
+ * they reach syslog, and the number of lines one login can produce is capped. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <syslog.h>
+
+#include <security/pam_ext.h>
+
+#include "module.h"
+
+void pe_log_init(struct pe_log *log, pam_handle_t *pamh, bool debug)
+{
+	log->pamh = pamh;
+	log->debug = debug;
+	log->logged = 0;
+	log->dropped = 0;
+	log->max = debug ? SIZE_MAX : PE_LOG_MAX_LINES;
+}
+
+void pe_log_clean(const char *s, char *out, size_t outsz)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (outsz == 0)
+		return;
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
+		size_t need = plain ? 1 : 4;
+
+		if (o + need + 4 > outsz) { /* room for "..." and the NUL */
+			if (o + 4 <= outsz) {
+				out[o++] = '.';
+				out[o++] = '.';
+				out[o++] = '.';
+			}
+			break;
+		}
+		if (plain) {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 0xf];
+		}
+	}
+	out[o] = '\0';
+}
+
+static int priority(const struct pe_log *log, enum envd_severity sev)
+{
+	switch (sev) {
+	case ENVD_ERROR: /* a file or an assignment was skipped */
+		return LOG_WARNING;
+	case ENVD_WARNING:
+		return LOG_NOTICE;
+	case ENVD_NOTICE: /* masked files, kept variables, missing dirs: routine */
+		return log->debug ? LOG_INFO : -1;
+	case ENVD_DEBUG:
+		return log->debug ? LOG_DEBUG : -1;
+	}
+	return -1;
+}
+
+void pe_log_diag(const struct envd_diag *d, void *data)
+{
+	struct pe_log *log = data;
+	char file[1024], name[PE_LOG_NAME_BYTES], msg[512], where[1100];
+	int prio = priority(log, d->severity);
+
+	if (prio < 0)
+		return;
+	if (log->logged >= log->max) {
+		log->dropped++;
+		return;
+	}
+	log->logged++;
+	where[0] = '\0';
+	if (d->file != NULL) {
+		pe_log_clean(d->file, file, sizeof(file));
+		if (d->line > 0)
+			snprintf(where, sizeof(where), "%s:%u: ", file, d->line);
+		else
+			snprintf(where, sizeof(where), "%s: ", file);
+	}
+	name[0] = '\0';
+	if (d->name != NULL)
+		pe_log_clean(d->name, name, sizeof(name));
+	pe_log_clean(d->message != NULL ? d->message : "", msg, sizeof(msg));
+	pam_syslog(log->pamh, prio, "%s%s%s%s", where, name, name[0] != '\0' ? ": " : "", msg);
+}
+
+void pe_log_finish(struct pe_log *log)
+{
+	if (log->dropped > 0)
+		pam_syslog(log->pamh, LOG_WARNING,
+			   "%zu more problems with environment files not logged (limit %zu)",
+			   log->dropped, log->max);
+}

@@ -1,0 +1,248 @@
+/* options.c - the module arguments of pam_envd.so.
+ *
+ * Table-driven: one row per option.  An unknown, empty or malformed option is
+ * logged and ignored; a malformed option that narrows what user files may do
+ * (user_dir=, user_allow=, user_deny=) switches the user side off instead, so
+ * that a typo never widens what a user can set. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <security/pam_ext.h>
+
+#include "module.h"
+
+#ifndef ENVD_DEFAULT_PATH
+#define ENVD_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#endif
+
+/* Handlers return PAM_SUCCESS, or PAM_BUF_ERR when out of memory; they log
+ * and ignore bad values themselves. */
+typedef int (*option_fn)(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			 const char *value);
+
+static int set_debug(pam_handle_t *pamh, struct pe_options *opt, const char *arg, const char *v)
+{
+	opt->debug = true;
+	return PAM_SUCCESS;
+}
+
+static int set_nouser(pam_handle_t *pamh, struct pe_options *opt, const char *arg, const char *v)
+{
+	opt->nouser = true;
+	return PAM_SUCCESS;
+}
+
+static int set_nooverwrite(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			   const char *v)
+{
+	opt->flags |= ENVD_NO_OVERWRITE;
+	return PAM_SUCCESS;
+}
+
+static int set_noexpand(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			const char *v)
+{
+	opt->flags |= ENVD_NO_EXPAND;
+	return PAM_SUCCESS;
+}
+
+static void free_strv(char **v)
+{
+	if (v == NULL)
+		return;
+	for (char **p = v; *p != NULL; p++)
+		free(*p);
+	free(v);
+}
+
+/* system_dirs=DIR:DIR:...  Relative entries are dropped; what remains (even
+ * nothing) replaces the default list. */
+static int set_system_dirs(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			   const char *value)
+{
+	size_t n = 1, k = 0;
+	char **dirs = NULL;
+	const char *p = value;
+	int rc = PAM_BUF_ERR;
+
+	for (const char *c = value; *c != '\0'; c++)
+		n += *c == ':';
+	dirs = calloc(n + 1, sizeof(*dirs));
+	if (dirs == NULL)
+		goto out;
+	while (*p != '\0') {
+		size_t len = strcspn(p, ":");
+
+		if (len > 0 && p[0] != '/') {
+			pam_syslog(pamh, LOG_ERR, "%s: ignoring a relative directory", arg);
+		} else if (len > 0) {
+			dirs[k] = strndup(p, len);
+			if (dirs[k] == NULL)
+				goto out;
+			k++;
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	free_strv(opt->system_dirs);
+	opt->system_dirs = dirs;
+	dirs = NULL;
+	rc = PAM_SUCCESS;
+out:
+	free_strv(dirs);
+	return rc;
+}
+
+static int set_user_dir(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			const char *value)
+{
+	opt->user_dir = value; /* the template is checked when it is expanded */
+	return PAM_SUCCESS;
+}
+
+static int set_default_path(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			    const char *value)
+{
+	opt->default_path = value;
+	return PAM_SUCCESS;
+}
+
+static int add_policy(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+		      const char *value, bool allow)
+{
+	int r = allow ? envd_policy_allow(opt->policy, value) : envd_policy_deny(opt->policy, value);
+
+	if (r == -ENOMEM)
+		return PAM_BUF_ERR;
+	if (r < 0) {
+		pam_syslog(pamh, LOG_ERR, "%s: invalid pattern list; the user's files are skipped",
+			   allow ? "user_allow=" : "user_deny=");
+		opt->user_side_off = true;
+	}
+	return PAM_SUCCESS;
+}
+
+static int set_user_allow(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			  const char *value)
+{
+	return add_policy(pamh, opt, arg, value, true);
+}
+
+static int set_user_deny(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+			 const char *value)
+{
+	return add_policy(pamh, opt, arg, value, false);
+}
+
+/* max_env=BYTES, with an optional K or M suffix (binary units).  It can only
+ * lower the engine's cap, never raise it. */
+static int set_max_env(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+		       const char *value)
+{
+	unsigned long long n;
+	unsigned long long unit = 1;
+	char *end = NULL;
+
+	if (value[0] < '0' || value[0] > '9')
+		goto bad;
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (errno != 0)
+		goto bad;
+	if (*end == 'k' || *end == 'K')
+		unit = 1024;
+	else if (*end == 'm' || *end == 'M')
+		unit = 1024 * 1024;
+	if (unit != 1)
+		end++;
+	if (*end != '\0' || n == 0 || n > SIZE_MAX / unit)
+		goto bad;
+	n *= unit;
+	if (n > ENVD_MAX_RESULT_BYTES) {
+		pam_syslog(pamh, LOG_ERR, "max_env=: cannot raise the limit above %u bytes",
+			   ENVD_MAX_RESULT_BYTES);
+		return PAM_SUCCESS;
+	}
+	opt->max_env = (size_t)n;
+	return PAM_SUCCESS;
+bad:
+	pam_syslog(pamh, LOG_ERR, "max_env=: not a positive size; ignored");
+	return PAM_SUCCESS;
+}
+
+struct option_row {
+	const char *name; /* ends in '=' when the option takes a value */
+	option_fn fn;
+};
+
+static const struct option_row options[] = {
+	{"debug", set_debug},
+	{"nouser", set_nouser},
+	{"nooverwrite", set_nooverwrite},
+	{"noexpand", set_noexpand},
+	{"system_dirs=", set_system_dirs},
+	{"user_dir=", set_user_dir},
+	{"default_path=", set_default_path},
+	{"user_allow=", set_user_allow},
+	{"user_deny=", set_user_deny},
+	{"max_env=", set_max_env},
+};
+
+static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg)
+{
+	char shown[256];
+
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		const char *name = options[i].name;
+		size_t len = strlen(name);
+
+		if (name[len - 1] != '=') {
+			if (strcmp(arg, name) == 0)
+				return options[i].fn(pamh, opt, arg, NULL);
+			continue;
+		}
+		if (strncmp(arg, name, len) != 0)
+			continue;
+		if (arg[len] == '\0') {
+			pam_syslog(pamh, LOG_ERR, "option %s has no value; ignored", name);
+			return PAM_SUCCESS;
+		}
+		return options[i].fn(pamh, opt, name, arg + len);
+	}
+	pe_log_clean(arg, shown, sizeof(shown));
+	pam_syslog(pamh, LOG_ERR, "unknown option: %s", shown);
+	return PAM_SUCCESS;
+}
+
+int pe_options_parse(pam_handle_t *pamh, int argc, const char **argv, struct pe_options *opt)
+{
+	*opt = (struct pe_options){.default_path = ENVD_DEFAULT_PATH};
+	opt->policy = envd_policy_new(true);
+	if (opt->policy == NULL)
+		return PAM_BUF_ERR;
+	for (int i = 0; i < argc; i++) {
+		int rc;
+
+		if (argv[i] == NULL)
+			continue;
+		rc = apply_one(pamh, opt, argv[i]);
+		if (rc != PAM_SUCCESS)
+			return rc;
+	}
+	return PAM_SUCCESS;
+}
+
+void pe_options_free(struct pe_options *opt)
+{
+	free_strv(opt->system_dirs);
+	opt->system_dirs = NULL;
+	if (opt->policy != NULL)
+		envd_policy_free(opt->policy);
+	opt->policy = NULL;
+}

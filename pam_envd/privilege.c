@@ -1,0 +1,142 @@
+/*
+ * privilege.c - the window in which pam_envd touches a user's files.
+ *
+ * THREAT MODEL (the full text is ../SECURITY.md; this is what this file is for)
+ *
+ * pam_envd runs as root inside sshd, login, su, gdm and sddm and reads
+ * ~/.config/environment.d, which the logging-in user controls completely.
+ * The attackers are that user (symlinks, FIFOs, devices, endless files,
+ * hostile names and syntax), another local user who can write somewhere in
+ * the user's path (a group- or world-writable home or config directory), and
+ * anyone who wants a root process to read a file for them (a symlink to
+ * /etc/shadow or to /proc/self/environ).  History: pam_env read user files
+ * as root and followed symlinks (CVE-2010-3435), then dropped privileges
+ * incompletely (CVE-2010-3430/3431); pam-u2f opened user files as root
+ * (CVE-2019-12209); a helper run by pam_exec inherits the PAM environment
+ * as root, so LD_PRELOAD or BASH_ENV from a user file is root code execution.
+ *
+ * What this file guarantees:
+ *  - Nothing of the user directory is stat'ed, opened or read with root's
+ *    file-system identity.  The engine calls pe_priv_enter() before its first
+ *    access and pe_priv_leave() after its last, once per load.  enter switches
+ *    fsuid/fsgid to the user and clears the supplementary groups
+ *    (pam_modutil_drop_priv), then verifies the switch from the kernel's
+ *    answer; if anything is off, the user side is skipped, never read as root.
+ *    Read as the user, a symlink can only reach what the user could read
+ *    anyway, and homes on NFS with root_squash work.
+ *  - If root's identity cannot be restored, the load fails with -EPERM and
+ *    the module returns a session error: a process that is half the user and
+ *    half root must not go on to run the rest of the stack as if nothing
+ *    happened (fail closed).
+ * What the engine guarantees (lib/, checked on descriptors, never by path):
+ * owner and mode of every directory and file (user side: the user or root,
+ * not group/world-writable; system side: root), regular files only,
+ * O_NONBLOCK|O_NOCTTY|O_CLOEXEC so FIFOs and devices cannot block, capped
+ * reads that never trust st_size, limits on everything the user controls,
+ * and the name policy.  What the module guarantees besides this file: only
+ * variables from the result reach pam_putenv, each whole or not at all, at
+ * most once per PAM handle, and no value is ever logged.
+ */
+#include "config.h"
+
+#include <sys/fsuid.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <security/pam_ext.h>
+
+#include "module.h"
+
+void pe_priv_init(struct pe_priv *priv, pam_handle_t *pamh, const struct passwd *pw, bool debug)
+{
+	priv->pamh = pamh;
+	priv->pw = pw;
+	priv->debug = debug;
+	priv->dropped = false;
+	priv->broken = false;
+}
+
+/* setfsuid/setfsgid with an invalid id change nothing and return the current
+ * value: the only way to ask the kernel what they are. */
+static uid_t current_fsuid(void)
+{
+	return (uid_t)setfsuid((uid_t)-1);
+}
+
+static gid_t current_fsgid(void)
+{
+	return (gid_t)setfsgid((gid_t)-1);
+}
+
+/* True when the process now has exactly the user's file-system identity, or
+ * when there was nothing to switch (not root, or the user is root). */
+static bool switched(const struct passwd *pw)
+{
+	if (geteuid() != 0 || pw->pw_uid == 0)
+		return true;
+	return current_fsuid() == pw->pw_uid && current_fsgid() == pw->pw_gid &&
+	       getgroups(0, NULL) == 0;
+}
+
+int pe_priv_enter(void *data)
+{
+	struct pe_priv *priv = data;
+
+	if (priv->dropped || priv->broken || priv->pw == NULL)
+		return -1;
+	/* pam_modutil_regain_priv releases the group list, so every window
+	 * starts from a fresh state. */
+	priv->privs = (struct pam_modutil_privs){.grplist = priv->grplist,
+						 .number_of_groups = PAM_MODUTIL_NGROUPS,
+						 .allocated = 0,
+						 .old_gid = (gid_t)-1,
+						 .old_uid = (uid_t)-1,
+						 .is_dropped = 0};
+	priv->fsuid_before = current_fsuid();
+	priv->fsgid_before = current_fsgid();
+	priv->ngroups_before = getgroups(0, NULL);
+	if (pam_modutil_drop_priv(priv->pamh, &priv->privs, priv->pw) != 0) {
+		pam_syslog(priv->pamh, LOG_ERR, "cannot switch to the user's identity; "
+						"the user's files are skipped");
+		return -1;
+	}
+	priv->dropped = true;
+	if (!switched(priv->pw)) {
+		pam_syslog(priv->pamh, LOG_CRIT, "identity switch did not take effect; "
+						 "the user's files are skipped");
+		(void)pe_priv_leave(priv);
+		return -1;
+	}
+	if (priv->debug)
+		pam_syslog(priv->pamh, LOG_DEBUG, "reading the user's files as uid %lu",
+			   (unsigned long)priv->pw->pw_uid);
+	return 0;
+}
+
+int pe_priv_leave(void *data)
+{
+	struct pe_priv *priv = data;
+
+	if (!priv->dropped)
+		return priv->broken ? -1 : 0;
+	priv->dropped = false;
+	if (pam_modutil_regain_priv(priv->pamh, &priv->privs) != 0 ||
+	    current_fsuid() != priv->fsuid_before || current_fsgid() != priv->fsgid_before ||
+	    getgroups(0, NULL) != priv->ngroups_before) {
+		priv->broken = true;
+		pam_syslog(priv->pamh, LOG_CRIT, "cannot restore privileges after reading "
+						 "the user's files");
+		return -1;
+	}
+	return 0;
+}
+
+int pe_priv_finish(struct pe_priv *priv)
+{
+	if (priv->dropped) {
+		/* The engine promised to call leave; do not rely on it. */
+		pam_syslog(priv->pamh, LOG_ERR, "privileges still dropped after loading");
+		(void)pe_priv_leave(priv);
+	}
+	return priv->broken ? -1 : 0;
+}
