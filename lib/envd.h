@@ -17,17 +17,16 @@
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
  * item; earlier work is kept.  The defaults are documented in README.md and
  * envd(1). */
-#define ENVD_MAX_FILE_BYTES (1024u * 1024u)      /* bytes read from one file */
-#define ENVD_MAX_INPUT_BYTES (16u * 1024u * 1024u) /* bytes read in one load */
-#define ENVD_MAX_FILES_PER_DIR 4096u              /* .conf files per directory */
-#define ENVD_MAX_ASSIGNMENTS 65536u               /* assignments in one load */
-#define ENVD_MAX_NAME_BYTES 255u                  /* bytes of a variable name */
+#define ENVD_MAX_FILE_BYTES    (1024u * 1024u)       /* bytes read from one file */
+#define ENVD_MAX_INPUT_BYTES   (16u * 1024u * 1024u) /* bytes read in one load */
+#define ENVD_MAX_FILES_PER_DIR 4096u                 /* .conf files per directory */
+#define ENVD_MAX_ASSIGNMENTS   65536u                /* assignments in one load */
 /* "NAME=VALUE" plus its NUL must fit the kernel's MAX_ARG_STRLEN (128 KiB). */
-#define ENVD_MAX_ENTRY_BYTES (128u * 1024u - 1u)
+#define ENVD_MAX_ENTRY_BYTES     (128u * 1024u - 1u)
 #define ENVD_MAX_EXPANSION_BYTES (32u * 1024u * 1024u) /* substituted bytes per load */
-#define ENVD_MAX_DEPTH 32u                        /* nesting of ${X:-...} */
-#define ENVD_MAX_RESULT_BYTES (1024u * 1024u)     /* sum of "NAME=VALUE\0" in the result */
-#define ENVD_MAX_DIAGNOSTICS 1000u                /* diagnostics reported per load */
+#define ENVD_MAX_DEPTH           32u                   /* nesting of ${X:-...} */
+#define ENVD_MAX_RESULT_BYTES    (1024u * 1024u)       /* sum of "NAME=VALUE\0" in the result */
+#define ENVD_MAX_DIAGNOSTICS     1000u                 /* diagnostics reported per load */
 
 struct envd_limits {
 	size_t file_bytes;
@@ -52,42 +51,42 @@ enum envd_severity {
 enum envd_code {
 	ENVD_C_NONE = 0,
 	/* files and directories */
-	ENVD_C_DIR_MISSING,    /* directory does not exist (notice) */
-	ENVD_C_DIR_UNSAFE,     /* wrong owner, writable by others, not a directory */
-	ENVD_C_DIR_ERROR,      /* cannot be opened or read */
-	ENVD_C_FILE_UNSAFE,    /* wrong owner, writable by others, not regular */
-	ENVD_C_FILE_ERROR,     /* cannot be opened or read */
-	ENVD_C_FILE_MASKED,    /* basename shadowed by a higher-precedence dir */
-	ENVD_C_FILE_NOT_CONF,  /* file in a directory without the .conf suffix */
-	ENVD_C_FILE_NUL,       /* file holds a NUL byte: skipped, as systemd does */
+	ENVD_C_DIR_MISSING,   /* directory does not exist (notice) */
+	ENVD_C_DIR_UNSAFE,    /* wrong owner, writable by others, not a directory */
+	ENVD_C_DIR_ERROR,     /* cannot be opened or read */
+	ENVD_C_FILE_UNSAFE,   /* wrong owner, writable by others, not regular */
+	ENVD_C_FILE_ERROR,    /* cannot be opened or read */
+	ENVD_C_FILE_MASKED,   /* basename shadowed by a higher-precedence dir */
+	ENVD_C_FILE_NOT_CONF, /* file in a directory without the .conf suffix */
+	ENVD_C_FILE_NUL,      /* file holds a NUL byte: skipped, as systemd does */
 	/* syntax */
-	ENVD_C_NO_VALUE,       /* KEY= with nothing after: sets nothing */
-	ENVD_C_BAD_NAME,       /* invalid variable name */
-	ENVD_C_EXPORT,         /* "export NAME=": invalid name in environment.d */
-	ENVD_C_BAD_UTF8,       /* value not valid UTF-8: assignment skipped */
+	ENVD_C_NO_VALUE, /* KEY= with nothing after: sets nothing */
+	ENVD_C_BAD_NAME, /* invalid variable name */
+	ENVD_C_EXPORT,   /* "export NAME=": invalid name in environment.d */
+	ENVD_C_BAD_UTF8, /* value not valid UTF-8: assignment skipped */
 	/* policy, merge mode */
-	ENVD_C_REFUSED,        /* name refused by the policy */
-	ENVD_C_KEPT,           /* nooverwrite: variable already set, kept */
+	ENVD_C_REFUSED, /* name refused by the policy */
+	ENVD_C_KEPT,    /* nooverwrite: variable already set, kept */
 	/* limits */
-	ENVD_C_LIMIT,          /* a resource limit was hit */
+	ENVD_C_LIMIT, /* a resource limit was hit */
 	/* lint (only with ENVD_LINT) */
-	ENVD_C_LINT_TILDE,     /* ~ is not expanded */
-	ENVD_C_LINT_COMMAND,   /* $(...) or backticks are not run */
-	ENVD_C_LINT_SPECIFIER, /* %h and friends are not expanded */
-	ENVD_C_LINT_UNSET,     /* reference to a variable that is not set */
-	ENVD_C_LINT_EMPTY_DEFAULT, /* ${X:-d} with X set but empty gives empty */
-	ENVD_C_LINT_EMPTY_PATH,    /* PATH-like value with an empty component */
+	ENVD_C_LINT_TILDE,            /* ~ is not expanded */
+	ENVD_C_LINT_COMMAND,          /* $(...) or backticks are not run */
+	ENVD_C_LINT_SPECIFIER,        /* %h and friends are not expanded */
+	ENVD_C_LINT_UNSET,            /* reference to a variable that is not set */
+	ENVD_C_LINT_EMPTY_DEFAULT,    /* ${X:-d} with X set but empty gives empty */
+	ENVD_C_LINT_EMPTY_PATH,       /* PATH-like value with an empty component */
 	ENVD_C_LINT_TRAILING_COMMENT, /* "A=1 # x": the comment is part of the value */
 	/* tracing */
-	ENVD_C_SET,            /* debug: NAME set from file:line */
+	ENVD_C_SET, /* debug: NAME set from file:line */
 };
 
 struct envd_diag {
 	enum envd_severity severity;
 	enum envd_code code;
-	const char *file; /* path, or NULL */
-	unsigned line;    /* 1-based, or 0 */
-	const char *name; /* variable name concerned, or NULL; never a value */
+	const char *file;    /* path, or NULL */
+	unsigned line;       /* 1-based, or 0 */
+	const char *name;    /* variable name concerned, or NULL; never a value */
 	const char *message; /* never contains a value */
 };
 
@@ -121,7 +120,7 @@ struct envd_config {
 	 * Only looked up, never part of the result. */
 	const char *const *base_env;
 
-	unsigned flags; /* enum envd_flags */
+	unsigned flags;                   /* enum envd_flags */
 	const struct envd_policy *policy; /* applied to user files; NULL: none */
 	struct envd_limits limits;
 
@@ -205,27 +204,32 @@ bool envd_name_valid(const char *name, size_t len);
 /* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
  * cb is called for each assignment with the raw (unexpanded) value; value is
  * NULL when the line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
-typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value,
-			      size_t value_len, bool has_value, unsigned line, void *data);
+typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value, size_t value_len,
+                              bool has_value, unsigned line, void *data);
 int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data);
 
 /* Expansion lookup: returns the value of name (len bytes) or NULL if unset. */
-typedef const char *(*envd_lookup_fn)(const char *name, size_t len, size_t *value_len,
-				      void *data);
+typedef const char *(*envd_lookup_fn)(const char *name, size_t len, size_t *value_len, void *data);
+enum envd_ref_kind {
+	ENVD_REF_PLAIN,     /* $X or ${X} */
+	ENVD_REF_DEFAULT,   /* the X of ${X:-word} */
+	ENVD_REF_ALTERNATE, /* the X of ${X:+word} */
+};
 struct envd_expand_state {
-	size_t budget;      /* substituted bytes still allowed (decremented) */
-	size_t max_out;     /* maximum bytes of one output */
+	size_t budget;  /* substituted bytes still allowed (decremented) */
+	size_t max_out; /* maximum bytes of one output */
 	size_t max_depth;
 	envd_lookup_fn lookup;
 	void *lookup_data;
-	/* lint hooks (may be NULL): called for each reference */
-	void (*on_ref)(const char *name, size_t len, bool set, bool is_default_test,
-		       size_t value_len, void *data);
+	/* lint hook (may be NULL): called for each variable looked up */
+	void (*on_ref)(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+	               size_t value_len, void *data);
+	size_t depth; /* current nesting, internal */
 };
 /* Expands in[0..len) into a fresh malloc'd string.  Returns 0, -ENOMEM, or
  * -E2BIG (output or budget exceeded), -ELOOP (nesting too deep). */
 int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
-		size_t *out_len);
+                size_t *out_len);
 
 /* ---- what a login starts with: shared by the module and envd ---- */
 
@@ -234,8 +238,8 @@ int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char *
  * them may be NULL) and PATH=default_path, each only where env lacks it.
  * *out is a NULL-terminated array of malloc'd "NAME=VALUE" strings, freed
  * with envd_strv_free.  Returns 0 or -ENOMEM. */
-int envd_login_base(const char *const *env, const char *user, const char *home,
-		    const char *shell, const char *default_path, char ***out);
+int envd_login_base(const char *const *env, const char *user, const char *home, const char *shell,
+                    const char *default_path, char ***out);
 
 /* The user directory of a login.  tmpl (may be NULL) expands %h to home,
  * %u to user and %% to %.  Without tmpl: $XDG_CONFIG_HOME/environment.d when
@@ -243,8 +247,8 @@ int envd_login_base(const char *const *env, const char *user, const char *home,
  * with HOME from base, falling back to home.  *out is malloc'd, or NULL when
  * no directory can be named (no home).  Returns 0, -ENOMEM or -EINVAL (bad
  * template: unknown %x, relative result). */
-int envd_user_dir(const char *tmpl, const char *const *base, const char *user,
-		  const char *home, char **out);
+int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
+                  char **out);
 void envd_strv_free(char **v);
 
 const char *envd_version(void);

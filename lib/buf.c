@@ -1,0 +1,83 @@
+/* buf.c - a byte buffer that refuses to grow past its cap. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void envd_buf_init(struct envd_buf *b, size_t max)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->max = max ? max : SIZE_MAX - 1;
+}
+
+void envd_buf_free(struct envd_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+static int grow(struct envd_buf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 64;
+	char *p;
+
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(b->data, cap);
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
+{
+	int r;
+
+	if (n > b->max - b->len)
+		return -E2BIG;
+	/* one spare byte for the terminating NUL */
+	if (b->len + n + 1 > b->cap) {
+		r = grow(b, b->len + n + 1);
+		if (r < 0)
+			return r;
+	}
+	if (n)
+		memcpy(b->data + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+int envd_buf_putc(struct envd_buf *b, char c)
+{
+	if (b->len + 1 < b->cap && b->len < b->max) {
+		b->data[b->len++] = c;
+		return 0;
+	}
+	return envd_buf_append(b, &c, 1);
+}
+
+char *envd_buf_steal(struct envd_buf *b, size_t *len)
+{
+	char *p;
+
+	if (!b->data && grow(b, 1) < 0)
+		return NULL;
+	b->data[b->len] = '\0';
+	p = b->data;
+	if (len)
+		*len = b->len;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return p;
+}

@@ -1,0 +1,179 @@
+/* expand.c - systemd's variable expansion for environment.d values.
+ *
+ * The state machine reproduces systemd's replace_env with braceless and
+ * extended forms enabled, including its quirks: an unsupported ${X:...}
+ * form stays literal and leaves the brace counter raised, so that a later
+ * :- or :+ in the same value stays literal too.  Three things bound the
+ * work a hostile value can cause: the output of one value (max_out), the
+ * bytes substituted over a whole load (budget), and the nesting of
+ * ${X:-...} (max_depth; also the recursion depth). */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum xstate { WORD, CURLY, VARIABLE, VARIABLE_RAW, TEST, DEFAULT_VALUE, ALTERNATE_VALUE };
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+bool envd_name_valid(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!name_char(name[i]))
+			return false;
+	return true;
+}
+
+static const char *lookup(struct envd_expand_state *st, const char *name, size_t len,
+                          enum envd_ref_kind kind, size_t *vlen)
+{
+	const char *v = NULL;
+
+	*vlen = 0;
+	if (envd_name_valid(name, len))
+		v = st->lookup(name, len, vlen, st->lookup_data);
+	if (st->on_ref)
+		st->on_ref(name, len, kind, v != NULL, *vlen, st->lookup_data);
+	return v;
+}
+
+static int substitute(struct envd_expand_state *st, struct envd_buf *out, const char *v,
+                      size_t vlen)
+{
+	if (vlen > st->budget)
+		return -E2BIG;
+	st->budget -= vlen;
+	return envd_buf_append(out, v, vlen);
+}
+
+static int expand_into(struct envd_expand_state *st, const char *in, size_t n, struct envd_buf *out)
+{
+	enum xstate state = WORD;
+	size_t i, word = 0, test = 0, name_len = 0, vlen;
+	const char *v;
+	int nest = 0, r = 0;
+
+	if (st->depth >= st->max_depth)
+		return -ELOOP;
+	st->depth++;
+
+	for (i = 0; i < n && in[i] && r == 0; i++) {
+		char c = in[i];
+
+		switch (state) {
+		case WORD:
+			if (c == '$')
+				state = CURLY;
+			break;
+		case CURLY:
+			if (c == '{') {
+				r = envd_buf_append(out, in + word, i - 1 - word);
+				word = i - 1;
+				state = VARIABLE;
+				nest++;
+			} else if (c == '$') {
+				/* "$$": keep one '$' */
+				r = envd_buf_append(out, in + word, i - word);
+				word = i + 1;
+				state = WORD;
+			} else if (name_char(c)) {
+				r = envd_buf_append(out, in + word, i - 1 - word);
+				word = i - 1;
+				state = VARIABLE_RAW;
+			} else
+				state = WORD;
+			break;
+		case VARIABLE:
+			if (c == '}') {
+				v = lookup(st, in + word + 2, i - word - 2, ENVD_REF_PLAIN, &vlen);
+				if (v)
+					r = substitute(st, out, v, vlen);
+				word = i + 1;
+				state = WORD;
+				nest--;
+			} else if (c == ':') {
+				name_len = i - word - 2;
+				state = TEST;
+			}
+			break;
+		case TEST:
+			if (c == '-')
+				state = DEFAULT_VALUE;
+			else if (c == '+')
+				state = ALTERNATE_VALUE;
+			else {
+				state = WORD; /* unsupported form: stays literal */
+				break;
+			}
+			test = i + 1;
+			break;
+		case DEFAULT_VALUE:
+		case ALTERNATE_VALUE:
+			if (c == '{') {
+				nest++;
+				break;
+			}
+			if (c != '}' || --nest != 0)
+				break;
+			v = lookup(st, in + word + 2, name_len,
+			           state == DEFAULT_VALUE ? ENVD_REF_DEFAULT : ENVD_REF_ALTERNATE,
+			           &vlen);
+			if ((v && state == ALTERNATE_VALUE) || (!v && state == DEFAULT_VALUE))
+				r = expand_into(st, in + test, i - test, out);
+			else if (v)
+				r = substitute(st, out, v, vlen);
+			word = i + 1;
+			state = WORD;
+			break;
+		case VARIABLE_RAW:
+			if (!name_char(c)) {
+				v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, &vlen);
+				if (v)
+					r = substitute(st, out, v, vlen);
+				word = i;
+				i--; /* look at this character again as text */
+				state = WORD;
+			}
+			break;
+		}
+	}
+
+	if (r == 0) {
+		if (state == VARIABLE_RAW) {
+			v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, &vlen);
+			if (v)
+				r = substitute(st, out, v, vlen);
+		} else
+			r = envd_buf_append(out, in + word, i - word);
+	}
+	st->depth--;
+	return r;
+}
+
+int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
+                size_t *out_len)
+{
+	struct envd_buf b;
+	int r;
+
+	envd_buf_init(&b, st->max_out);
+	st->depth = 0;
+	r = expand_into(st, in, len, &b);
+	if (r == 0) {
+		*out = envd_buf_steal(&b, out_len);
+		if (!*out)
+			r = -ENOMEM;
+	}
+	envd_buf_free(&b);
+	return r;
+}

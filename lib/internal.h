@@ -1,0 +1,93 @@
+/* internal.h - shared between the engine's files; not installed. */
+#ifndef ENVD_INTERNAL_H
+#define ENVD_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "envd.h"
+
+#define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- growable byte buffer with a hard cap ---- */
+struct envd_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t max; /* len never exceeds max; 0: SIZE_MAX */
+};
+
+void envd_buf_init(struct envd_buf *b, size_t max);
+void envd_buf_free(struct envd_buf *b);
+/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended). */
+int envd_buf_append(struct envd_buf *b, const char *s, size_t n);
+int envd_buf_putc(struct envd_buf *b, char c);
+/* NUL-terminates and hands the data over; the buffer is left empty. */
+char *envd_buf_steal(struct envd_buf *b, size_t *len);
+
+/* ---- diagnostics ---- */
+struct envd_diag_sink {
+	envd_diag_fn fn;
+	void *data;
+	size_t max;   /* reported at most */
+	size_t count; /* produced */
+	bool suppressed_said;
+};
+
+void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,
+                const char *file, unsigned line, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* ---- ordered, hash-indexed variable store ---- */
+struct envd_entry {
+	char *name;
+	char *value;
+	size_t name_len;
+	size_t value_len;
+	const char *file; /* not owned */
+	unsigned line;
+};
+
+struct envd_store {
+	struct envd_entry *v; /* order of first definition */
+	size_t n, cap;
+	uint32_t *slots; /* index+1 into v, 0 = empty; open addressing */
+	size_t nslots;
+	size_t bytes; /* sum of name_len + value_len + 2 */
+};
+
+void envd_store_init(struct envd_store *s);
+void envd_store_free(struct envd_store *s);
+/* Index of name, or SIZE_MAX. */
+size_t envd_store_find(const struct envd_store *s, const char *name, size_t len);
+/* Sets name to value (copied).  Returns 0 or -ENOMEM. */
+int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
+                   size_t value_len, const char *file, unsigned line);
+uint64_t envd_hash(const char *s, size_t n);
+
+/* ---- safe file access ---- */
+enum envd_open_result {
+	ENVD_OPEN_OK,
+	ENVD_OPEN_MASK, /* names a mask: /dev/null, empty, directory, dangling */
+	ENVD_OPEN_SKIP, /* unsafe or unreadable: reason set */
+	ENVD_OPEN_NOMEM,
+};
+
+struct envd_check {
+	uid_t owner_a; /* allowed owners */
+	uid_t owner_b;
+};
+
+/* Opens a directory (following symlinks) and checks it on the descriptor;
+ * with check_parents also every directory above it. Returns the fd or -1
+ * with *reason and *code set (errno preserved for missing dirs: ENOENT). */
+int envd_open_dir(const char *path, const struct envd_check *chk, bool check_parents,
+                  const char **reason, enum envd_code *code);
+/* Opens name in dirfd, checks the descriptor and reads at most max bytes
+ * into a malloc'd buffer. */
+enum envd_open_result envd_read_file(int dirfd, const char *name, const struct envd_check *chk,
+                                     size_t max, char **data, size_t *len, const char **reason);
+
+bool envd_utf8_valid(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,759 @@
+/* load.c - the one loading path: directories -> files -> assignments.
+ *
+ * Order of work: (1) inside one enter_user/leave_user window, list the user
+ * directory and read its files (every user file wins its name: the user
+ * directory has the highest precedence); (2) list the system directories and
+ * read the files no earlier directory masks; (3) parse, filter and expand
+ * the files in strcmp order of their basenames.  Everything is linear in the
+ * input except the one sort of the file names. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scan.h"
+
+const char *const envd_system_dirs[] = {
+    "/etc/environment.d",
+    "/run/environment.d",
+    "/usr/local/lib/environment.d",
+    "/usr/lib/environment.d",
+    NULL,
+};
+
+struct envd_result {
+	struct envd_store store;
+	struct envd_var *vars;
+	struct envd_file *files;
+	size_t nfiles;
+	char **strings; /* paths owned by the result */
+	size_t nstrings, capstrings;
+	size_t ndiag;
+};
+
+struct loader {
+	const struct envd_config *cfg;
+	struct envd_result *res;
+	struct envd_diag_sink sink;
+	struct envd_store base; /* index of base_env */
+	struct envd_scan scan;
+	char **dir_paths; /* per directory index, owned by res */
+	size_t ndirs;
+	size_t input_bytes;
+	size_t expansion_left;
+	size_t assignments;
+	bool assignments_full;
+	bool budget_said;
+	/* the file being parsed */
+	const char *file;
+	unsigned line;
+	bool user_side;
+	int fatal; /* negative errno */
+};
+
+void envd_limits_default(struct envd_limits *l)
+{
+	l->file_bytes = ENVD_MAX_FILE_BYTES;
+	l->input_bytes = ENVD_MAX_INPUT_BYTES;
+	l->files_per_dir = ENVD_MAX_FILES_PER_DIR;
+	l->assignments = ENVD_MAX_ASSIGNMENTS;
+	l->entry_bytes = ENVD_MAX_ENTRY_BYTES;
+	l->expansion_bytes = ENVD_MAX_EXPANSION_BYTES;
+	l->depth = ENVD_MAX_DEPTH;
+	l->result_bytes = ENVD_MAX_RESULT_BYTES;
+	l->diagnostics = ENVD_MAX_DIAGNOSTICS;
+}
+
+void envd_config_init(struct envd_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->user_uid = (uid_t)-1;
+	cfg->system_uid = 0;
+	envd_limits_default(&cfg->limits);
+}
+
+const char *envd_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+/* ---- result bookkeeping ---- */
+
+static char *own_string(struct envd_result *res, char *s)
+{
+	if (!s)
+		return NULL;
+	if (res->nstrings == res->capstrings) {
+		size_t cap = res->capstrings ? res->capstrings * 2 : 16;
+		char **nv = realloc(res->strings, cap * sizeof(*nv));
+
+		if (!nv) {
+			free(s);
+			return NULL;
+		}
+		res->strings = nv;
+		res->capstrings = cap;
+	}
+	res->strings[res->nstrings++] = s;
+	return s;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+
+	if (p) {
+		memcpy(p, dir, a);
+		p[a] = '/';
+		memcpy(p + a + 1, name, b + 1);
+	}
+	return p;
+}
+
+/* ---- reading ---- */
+
+static void read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
+                     const struct envd_check *chk)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	const char *reason = NULL;
+	enum envd_open_result r;
+	size_t max = lim->file_bytes;
+
+	if (ld->input_bytes >= lim->input_bytes) {
+		e->status = ENVD_SCAN_SKIPPED;
+		e->reason = "the limit on bytes read in one load was reached";
+		return;
+	}
+	if (max > lim->input_bytes - ld->input_bytes)
+		max = lim->input_bytes - ld->input_bytes;
+	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &reason);
+	switch (r) {
+	case ENVD_OPEN_OK:
+		e->status = ENVD_SCAN_READ;
+		ld->input_bytes += e->len;
+		break;
+	case ENVD_OPEN_MASK:
+		e->status = ENVD_SCAN_MASKS;
+		e->reason = reason;
+		break;
+	case ENVD_OPEN_SKIP:
+		e->status = ENVD_SCAN_SKIPPED;
+		e->reason = reason;
+		break;
+	case ENVD_OPEN_NOMEM:
+		ld->fatal = -ENOMEM;
+		break;
+	}
+}
+
+static void report_dir(struct loader *ld, const char *path, bool user, enum envd_code code,
+                       const char *reason)
+{
+	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
+	           NULL, "%s directory %s, skipped", user ? "user" : "system", reason);
+}
+
+struct not_conf_ctx {
+	struct loader *ld;
+	const char *dir;
+};
+
+static void not_conf_cb(const char *name, void *data)
+{
+	struct not_conf_ctx *c = data;
+	char *p = join_path(c->dir, name);
+
+	envd_diagf(&c->ld->sink, ENVD_WARNING, ENVD_C_FILE_NOT_CONF, p ? p : c->dir, 0, NULL,
+	           "not read: environment.d reads only names ending in \".conf\"");
+	free(p);
+}
+
+/* Opens and lists directory number dir; returns its descriptor or -1. */
+static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_check *chk)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	const char *path = ld->dir_paths[dir], *reason;
+	struct envd_scan_report rep;
+	enum envd_code code;
+	int fd, r;
+
+	fd = envd_open_dir(path, chk, user, &reason, &code);
+	if (fd < 0) {
+		if (errno == ENOMEM)
+			ld->fatal = -ENOMEM;
+		else
+			report_dir(ld, path, user, code, reason);
+		return -1;
+	}
+	r = envd_scan_dir(&ld->scan, fd, dir, lim->files_per_dir, &rep);
+	if (r < 0) {
+		ld->fatal = r;
+		close(fd);
+		return -1;
+	}
+	if (rep.dropped)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "more than %zu .conf files: %zu skipped", lim->files_per_dir,
+		           rep.dropped);
+	if (rep.truncated)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "too many directory entries: listing stopped");
+	if (rep.read_error)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "error while listing the directory");
+	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT)) {
+		struct not_conf_ctx c = {ld, path};
+
+		envd_scan_not_conf(fd, lim->files_per_dir * 16, not_conf_cb, &c);
+	}
+	return fd;
+}
+
+/* Phase 1: the user directory, inside one privilege window. */
+static void load_user(struct loader *ld)
+{
+	const struct envd_config *cfg = ld->cfg;
+	struct envd_check chk = {cfg->user_uid, 0};
+	size_t i, first = ld->scan.n;
+	int fd;
+
+	if (cfg->enter_user && cfg->enter_user(cfg->priv_data) != 0) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, cfg->user_dir, 0, NULL,
+		           "cannot switch to the user's privileges: user directory skipped");
+		return;
+	}
+	fd = list_dir(ld, 0, true, &chk);
+	if (fd >= 0) {
+		/* every user file wins its name: read them all now */
+		for (i = first; i < ld->scan.n && !ld->fatal; i++)
+			read_one(ld, fd, &ld->scan.v[i], &chk);
+		close(fd);
+	}
+	if (cfg->leave_user && cfg->leave_user(cfg->priv_data) != 0)
+		ld->fatal = -EPERM;
+}
+
+/* Phase 2: the system directories; only unmasked files are read. */
+static void load_system(struct loader *ld, size_t first_dir)
+{
+	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid};
+	int fds[16];
+	size_t d, i;
+
+	for (d = first_dir; d < ld->ndirs; d++)
+		fds[d] = ld->fatal ? -1 : list_dir(ld, d, false, &chk);
+	if (!ld->fatal) {
+		envd_scan_sort(&ld->scan);
+		for (i = 0; i < ld->scan.n && !ld->fatal; i++) {
+			struct envd_scan_entry *e = &ld->scan.v[i];
+
+			if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
+				read_one(ld, fds[e->dir], e, &chk);
+		}
+	}
+	for (d = first_dir; d < ld->ndirs; d++)
+		if (fds[d] >= 0)
+			close(fds[d]);
+}
+
+/* ---- assignments ---- */
+
+static const char *lookup(const char *name, size_t len, size_t *vlen, void *data)
+{
+	struct loader *ld = data;
+	const struct envd_store *s = &ld->res->store;
+	size_t i = envd_store_find(s, name, len);
+
+	if (i == SIZE_MAX) {
+		s = &ld->base;
+		i = envd_store_find(s, name, len);
+	}
+	if (i == SIZE_MAX)
+		return NULL;
+	*vlen = s->v[i].value_len;
+	return s->v[i].value;
+}
+
+static void on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+                   size_t value_len, void *data)
+{
+	struct loader *ld = data;
+	char n[128];
+
+	if (len >= sizeof(n) || !envd_name_valid(name, len))
+		return;
+	memcpy(n, name, len);
+	n[len] = '\0';
+	if (kind == ENVD_REF_PLAIN && !set)
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_UNSET, ld->file, ld->line, n,
+		           "$%s is not set here: it expands to nothing", n);
+	else if (kind == ENVD_REF_DEFAULT && set && value_len == 0)
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_EMPTY_DEFAULT, ld->file, ld->line,
+		           n,
+		           "%s is set but empty: ${%s:-...} gives empty, the default applies only "
+		           "when it is unset",
+		           n, n);
+}
+
+static bool path_like(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(name, "MANPATH") == 0 || strcmp(name, "INFOPATH") == 0)
+		return false; /* an empty component means "the defaults" there */
+	return (n >= 4 && strcmp(name + n - 4, "PATH") == 0) ||
+	       (n >= 4 && strcmp(name + n - 4, "DIRS") == 0);
+}
+
+static void lint_raw(struct loader *ld, const char *name, const char *v, size_t n)
+{
+	size_t i;
+	bool tilde = false, cmd = false, spec = false, comment = false;
+
+	for (i = 0; i < n; i++) {
+		char c = v[i];
+
+		if (c == '~' && (i == 0 || v[i - 1] == ':' || v[i - 1] == '='))
+			tilde = true;
+		else if (c == '`' || (c == '$' && i + 1 < n && v[i + 1] == '('))
+			cmd = true;
+		else if (c == '%' && i + 1 < n && strchr("hUuTtSsCEgGHVbmMo", v[i + 1]) &&
+		         v[i + 1] != '\0')
+			spec = true;
+		else if (c == '#' && i > 0 && (v[i - 1] == ' ' || v[i - 1] == '\t'))
+			comment = true;
+	}
+	if (tilde)
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_TILDE, ld->file, ld->line, name,
+		           "'~' is not expanded here; write $HOME");
+	if (cmd)
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_COMMAND, ld->file, ld->line, name,
+		           "command substitution ($(...) or `...`) is not run here");
+	if (spec)
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_SPECIFIER, ld->file, ld->line, name,
+		           "'%%' specifiers such as %%h are not expanded here; write $HOME");
+	if (comment)
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_TRAILING_COMMENT, ld->file,
+		           ld->line, name,
+		           "'#' after the value is part of it; comments must start a line");
+}
+
+static void lint_value(struct loader *ld, const char *name, const char *v, size_t n)
+{
+	if (!path_like(name) || n == 0)
+		return;
+	if (v[0] == ':' || v[n - 1] == ':' || memmem(v, n, "::", 2))
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_EMPTY_PATH, ld->file, ld->line,
+		           name,
+		           "empty component in %s: the current directory is searched "
+		           "(was a variable unset?)",
+		           name);
+}
+
+static void describe_key(char *out, size_t outsz, const char *key, size_t len)
+{
+	/* only printable ASCII of an invalid name reaches a log */
+	size_t i, j = 0;
+
+	for (i = 0; i < len && j + 4 < outsz; i++)
+		out[j++] = (key[i] >= 0x20 && key[i] < 0x7f) ? key[i] : '?';
+	if (i < len) {
+		out[j++] = '.';
+		out[j++] = '.';
+		out[j++] = '.';
+	}
+	out[j] = '\0';
+}
+
+static int bad_name(struct loader *ld, const char *key, size_t len)
+{
+	char shown[64];
+
+	if (len > 7 && memcmp(key, "export", 6) == 0 && (key[6] == ' ' || key[6] == '\t')) {
+		describe_key(shown, sizeof(shown), key, len);
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_EXPORT, ld->file, ld->line, NULL,
+		           "\"%s\": environment.d has no \"export\"; write NAME=VALUE", shown);
+		return 0;
+	}
+	describe_key(shown, sizeof(shown), key, len);
+	envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+	           "invalid variable name \"%s\", ignored", shown);
+	return 0;
+}
+
+static int expand_value(struct loader *ld, const char *name, size_t name_len, const char *raw,
+                        size_t raw_len, char **out, size_t *out_len)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	struct envd_expand_state st = {
+	    .budget = ld->expansion_left,
+	    .max_out = lim->entry_bytes > name_len + 1 ? lim->entry_bytes - name_len - 1 : 0,
+	    .max_depth = lim->depth,
+	    .lookup = lookup,
+	    .lookup_data = ld,
+	    .on_ref = (ld->cfg->flags & ENVD_LINT) ? on_ref : NULL,
+	};
+	int r = envd_expand(&st, raw, raw_len, out, out_len);
+
+	ld->expansion_left = st.budget;
+	if (r == -E2BIG && st.budget == 0 && !ld->budget_said) {
+		ld->budget_said = true;
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		           "expansion limit of %zu bytes per load reached: %s and later "
+		           "expansions skipped",
+		           lim->expansion_bytes, name);
+	} else if (r == -E2BIG && st.budget)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+	else if (r == -E2BIG)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		           "expansion limit reached: %s skipped", name);
+	else if (r == -ELOOP)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		           "expansions nested deeper than %zu: %s skipped", lim->depth, name);
+	return r;
+}
+
+static int store_value(struct loader *ld, const char *name, size_t name_len, const char *v,
+                       size_t vlen)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	struct envd_store *s = &ld->res->store;
+	size_t i = envd_store_find(s, name, name_len);
+	size_t old = i == SIZE_MAX ? 0 : s->v[i].value_len + name_len + 2;
+	int r;
+
+	if (name_len + 1 + vlen > lim->entry_bytes) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+		return 0;
+	}
+	if (s->bytes - old + name_len + vlen + 2 > lim->result_bytes) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		           "environment would exceed %zu bytes: %s skipped", lim->result_bytes,
+		           name);
+		return 0;
+	}
+	r = envd_store_set(s, name, name_len, v, vlen, ld->file, ld->line);
+	if (r == 0)
+		envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_SET, ld->file, ld->line, name, "%s set",
+		           name);
+	return r;
+}
+
+static int on_assign(const char *key, size_t key_len, const char *value, size_t value_len,
+                     bool has_value, unsigned line, void *data)
+{
+	struct loader *ld = data;
+	const struct envd_config *cfg = ld->cfg;
+	char *name = NULL, *expanded = NULL;
+	const char *v = value, *why;
+	size_t vlen = value_len;
+	int r = 0;
+
+	ld->line = line;
+	if (++ld->assignments > cfg->limits.assignments) {
+		if (!ld->assignments_full)
+			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, line, NULL,
+			           "more than %zu assignments: the rest is skipped",
+			           cfg->limits.assignments);
+		ld->assignments_full = true;
+		return 1; /* stop this file; later files stop at once too */
+	}
+	if (!envd_name_valid(key, key_len))
+		return bad_name(ld, key, key_len);
+	name = strndup(key, key_len);
+	if (!name)
+		return -ENOMEM;
+	if (!has_value) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, name,
+		           "%s= has no value and sets nothing (environment.d cannot set an "
+		           "empty value, nor unset one)",
+		           name);
+		goto out;
+	}
+	if (ld->user_side && (why = envd_policy_check(cfg->policy, name))) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
+		           "%s refused: %s", name, why);
+		goto out;
+	}
+	if ((cfg->flags & ENVD_NO_OVERWRITE) &&
+	    envd_store_find(&ld->base, name, key_len) != SIZE_MAX) {
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
+		           "%s is already set and kept (nooverwrite)", name);
+		goto out;
+	}
+	if (cfg->flags & ENVD_LINT)
+		lint_raw(ld, name, value, value_len);
+	if (!(cfg->flags & ENVD_NO_EXPAND)) {
+		r = expand_value(ld, name, key_len, value, value_len, &expanded, &vlen);
+		if (r == -E2BIG || r == -ELOOP) {
+			r = 0;
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		v = expanded;
+	}
+	if (!envd_utf8_valid(v, vlen)) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
+		           "value of %s is not valid UTF-8, skipped", name);
+		goto out;
+	}
+	if (cfg->flags & ENVD_LINT)
+		lint_value(ld, name, v, vlen);
+	r = store_value(ld, name, key_len, v, vlen);
+out:
+	free(name);
+	free(expanded);
+	if (r < 0)
+		ld->fatal = r;
+	return r;
+}
+
+/* ---- the pipeline ---- */
+
+static int add_file(struct loader *ld, struct envd_scan_entry *e)
+{
+	static const enum envd_file_state state_of[] = {
+	    [ENVD_SCAN_PENDING] = ENVD_FILE_SKIPPED, [ENVD_SCAN_READ] = ENVD_FILE_USED,
+	    [ENVD_SCAN_MASKS] = ENVD_FILE_MASKS,     [ENVD_SCAN_SKIPPED] = ENVD_FILE_SKIPPED,
+	    [ENVD_SCAN_MASKED] = ENVD_FILE_MASKED,
+	};
+	struct envd_result *res = ld->res;
+	struct envd_file *f;
+	char *path = own_string(res, join_path(ld->dir_paths[e->dir], e->name));
+
+	if (!path)
+		return -ENOMEM;
+	f = &res->files[res->nfiles++];
+	f->path = path;
+	f->basename = path + strlen(ld->dir_paths[e->dir]) + 1;
+	f->state = state_of[e->status];
+	f->user_side = ld->cfg->user_dir && e->dir == 0;
+	f->masked_by = NULL;
+	f->reason = e->reason;
+	if (e->status == ENVD_SCAN_PENDING)
+		f->reason = "not read";
+	return 0;
+}
+
+static void process_file(struct loader *ld, struct envd_scan_entry *e, struct envd_file *f)
+{
+	switch (e->status) {
+	case ENVD_SCAN_MASKED:
+		f->masked_by = ld->res->files[f - ld->res->files - 1].masked_by
+		                   ? ld->res->files[f - ld->res->files - 1].masked_by
+		                   : ld->res->files[f - ld->res->files - 1].path;
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
+		           "masked by %s", f->masked_by);
+		return;
+	case ENVD_SCAN_MASKS:
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
+		           "reads nothing (%s) and masks the same name in later directories",
+		           f->reason);
+		return;
+	case ENVD_SCAN_PENDING:
+	case ENVD_SCAN_SKIPPED:
+		envd_diagf(&ld->sink, ENVD_ERROR,
+		           strstr(f->reason, "limit") ? ENVD_C_LIMIT
+		           : (strstr(f->reason, "owned") || strstr(f->reason, "writable") ||
+		              strstr(f->reason, "regular") || strstr(f->reason, "pseudo"))
+		               ? ENVD_C_FILE_UNSAFE
+		               : ENVD_C_FILE_ERROR,
+		           f->path, 0, NULL, "%s, skipped", f->reason);
+		return;
+	case ENVD_SCAN_READ:
+		break;
+	}
+	if (memchr(e->data, '\0', e->len)) {
+		f->state = ENVD_FILE_SKIPPED;
+		f->reason = "contains a NUL byte";
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,
+		           "contains a NUL byte, skipped (as systemd does)");
+		return;
+	}
+	if (ld->assignments_full)
+		return;
+	ld->file = f->path;
+	ld->user_side = f->user_side;
+	(void)envd_parse(e->data, e->len, on_assign, ld);
+}
+
+static int index_base(struct loader *ld)
+{
+	const char *const *p;
+	const char *eq;
+	int r;
+
+	for (p = ld->cfg->base_env; p && *p; p++) {
+		eq = strchr(*p, '=');
+		if (!eq || eq == *p)
+			continue;
+		/* the first occurrence wins, as getenv() finds it */
+		if (envd_store_find(&ld->base, *p, (size_t)(eq - *p)) != SIZE_MAX)
+			continue;
+		r = envd_store_set(&ld->base, *p, (size_t)(eq - *p), eq + 1, strlen(eq + 1), NULL,
+		                   0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int set_dirs(struct loader *ld)
+{
+	const struct envd_config *cfg = ld->cfg;
+	const char *const *sys = cfg->system_dirs ? cfg->system_dirs : envd_system_dirs;
+	size_t n = 0, i, rl = cfg->root ? strlen(cfg->root) : 0;
+	char *p;
+
+	while (rl > 1 && cfg->root[rl - 1] == '/')
+		rl--;
+	for (i = 0; sys[i]; i++)
+		n++;
+	if (n + 1 > 16)
+		return -EINVAL;
+	ld->dir_paths = calloc(n + 1, sizeof(char *));
+	if (!ld->dir_paths)
+		return -ENOMEM;
+	if (cfg->user_dir) {
+		if (!own_string(ld->res, strdup(cfg->user_dir)))
+			return -ENOMEM;
+		ld->dir_paths[ld->ndirs++] = ld->res->strings[ld->res->nstrings - 1];
+	}
+	for (i = 0; i < n; i++) {
+		size_t sl = strlen(sys[i]);
+
+		if (sys[i][0] != '/')
+			return -EINVAL;
+		p = malloc(rl + sl + 1);
+		if (!p || !own_string(ld->res, p))
+			return -ENOMEM;
+		memcpy(p, cfg->root, rl);
+		memcpy(p + rl, sys[i], sl + 1);
+		ld->dir_paths[ld->ndirs++] = p;
+	}
+	return 0;
+}
+
+static int finish(struct loader *ld)
+{
+	struct envd_result *res = ld->res;
+	size_t i;
+
+	res->vars = calloc(res->store.n + 1, sizeof(*res->vars));
+	if (!res->vars)
+		return -ENOMEM;
+	for (i = 0; i < res->store.n; i++) {
+		const struct envd_entry *e = &res->store.v[i];
+
+		res->vars[i] = (struct envd_var){e->name, e->value, e->value_len, e->file, e->line};
+	}
+	return 0;
+}
+
+int envd_load(const struct envd_config *cfg, struct envd_result **out)
+{
+	struct loader ld = {.cfg = cfg};
+	size_t i;
+	int r;
+
+	*out = NULL;
+	if (cfg->user_dir && cfg->user_dir[0] != '/')
+		return -EINVAL;
+	ld.res = calloc(1, sizeof(*ld.res));
+	if (!ld.res)
+		return -ENOMEM;
+	ld.sink = (struct envd_diag_sink){cfg->diag, cfg->diag_data, cfg->limits.diagnostics};
+	ld.expansion_left = cfg->limits.expansion_bytes;
+	envd_store_init(&ld.res->store);
+	envd_store_init(&ld.base);
+
+	r = set_dirs(&ld);
+	if (r == 0)
+		r = index_base(&ld);
+	if (r == 0 && cfg->user_dir)
+		load_user(&ld);
+	if (r == 0 && !ld.fatal)
+		load_system(&ld, cfg->user_dir ? 1 : 0);
+	if (r == 0)
+		r = ld.fatal;
+	if (r == 0) {
+		ld.res->files = calloc(ld.scan.n + 1, sizeof(*ld.res->files));
+		if (!ld.res->files)
+			r = -ENOMEM;
+	}
+	for (i = 0; r == 0 && i < ld.scan.n; i++) {
+		r = add_file(&ld, &ld.scan.v[i]);
+		if (r == 0)
+			process_file(&ld, &ld.scan.v[i], &ld.res->files[i]);
+		if (r == 0)
+			r = ld.fatal;
+	}
+	if (r == 0)
+		r = finish(&ld);
+	ld.res->ndiag = ld.sink.count;
+	envd_scan_free(&ld.scan);
+	envd_store_free(&ld.base);
+	free(ld.dir_paths);
+	if (r < 0) {
+		envd_result_free(ld.res);
+		return r;
+	}
+	*out = ld.res;
+	return 0;
+}
+
+void envd_result_free(struct envd_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	envd_store_free(&res->store);
+	for (i = 0; i < res->nstrings; i++)
+		free(res->strings[i]);
+	free(res->strings);
+	free(res->files);
+	free(res->vars);
+	free(res);
+}
+
+size_t envd_result_count(const struct envd_result *res)
+{
+	return res->store.n;
+}
+
+const struct envd_var *envd_result_var(const struct envd_result *res, size_t i)
+{
+	return i < res->store.n ? &res->vars[i] : NULL;
+}
+
+const struct envd_var *envd_result_get(const struct envd_result *res, const char *name)
+{
+	size_t i = envd_store_find(&res->store, name, strlen(name));
+
+	return i == SIZE_MAX ? NULL : &res->vars[i];
+}
+
+size_t envd_result_file_count(const struct envd_result *res)
+{
+	return res->nfiles;
+}
+
+const struct envd_file *envd_result_file(const struct envd_result *res, size_t i)
+{
+	return i < res->nfiles ? &res->files[i] : NULL;
+}
+
+size_t envd_result_diag_count(const struct envd_result *res)
+{
+	return res->ndiag;
+}

@@ -1,0 +1,196 @@
+/* parse.c - systemd's env-file syntax, byte for byte.
+ *
+ * The state machine follows the one systemd >= 254 uses for environment.d,
+ * including its quirks (quotes literal inside an unquoted segment, segments
+ * joined after a closing quote, a quote left open running to end of file).
+ * Unlike systemd it reports the line an assignment starts on.  Input is
+ * bounded by the caller (the file cap), so the buffers here need no cap of
+ * their own: they never outgrow the input. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum state {
+	PRE_KEY,
+	KEY,
+	PRE_VALUE,
+	VALUE,
+	VALUE_ESCAPE,
+	SQUOTE,
+	DQUOTE,
+	DQUOTE_ESCAPE,
+	COMMENT,
+};
+
+static bool is_newline(char c)
+{
+	return c == '\n' || c == '\r';
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* characters a backslash escapes inside double quotes */
+static bool dquote_escapable(char c)
+{
+	return c == '"' || c == '\\' || c == '`' || c == '$';
+}
+
+struct parser {
+	struct envd_buf key, value;
+	bool has_value;    /* something was appended to value */
+	size_t key_trim;   /* start of trailing blanks of key, SIZE_MAX: none */
+	size_t value_trim; /* start of trailing unescaped blanks of value */
+	unsigned key_line;
+	envd_assign_fn cb;
+	void *data;
+};
+
+static int push(struct parser *p, bool trim_value)
+{
+	size_t klen = p->key.len, vlen = p->value.len;
+	int r;
+
+	if (p->key_trim != SIZE_MAX)
+		klen = p->key_trim;
+	if (trim_value && p->value_trim != SIZE_MAX)
+		vlen = p->value_trim;
+	r = p->cb(p->key.data ? p->key.data : "", klen, p->has_value ? p->value.data : NULL,
+	          p->has_value ? vlen : 0, p->has_value, p->key_line, p->data);
+	p->key.len = 0;
+	p->value.len = 0;
+	p->has_value = false;
+	return r;
+}
+
+static int add_value(struct parser *p, char c)
+{
+	p->has_value = true;
+	return envd_buf_putc(&p->value, c);
+}
+
+int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
+{
+	struct parser p = {.cb = cb, .data = data, .key_trim = SIZE_MAX, .value_trim = SIZE_MAX};
+	enum state st = PRE_KEY;
+	unsigned line = 1;
+	size_t i;
+	int r = 0;
+
+	envd_buf_init(&p.key, 0);
+	envd_buf_init(&p.value, 0);
+
+	for (i = 0; i < len && buf[i] && r == 0; i++) {
+		char c = buf[i];
+
+		/* A CRLF pair is one line end for counting, two for the syntax. */
+		bool counts = c == '\n' || (c == '\r' && (i + 1 >= len || buf[i + 1] != '\n'));
+
+		switch (st) {
+		case PRE_KEY:
+			if (c == '#' || c == ';')
+				st = COMMENT;
+			else if (!is_blank(c)) {
+				st = KEY;
+				p.key_trim = SIZE_MAX;
+				p.key_line = line;
+				r = envd_buf_putc(&p.key, c);
+			}
+			break;
+		case KEY:
+			if (is_newline(c)) {
+				st = PRE_KEY; /* a line without '=' is dropped */
+				p.key.len = 0;
+			} else if (c == '=') {
+				st = PRE_VALUE;
+				p.value_trim = SIZE_MAX;
+			} else {
+				if (!is_blank(c))
+					p.key_trim = SIZE_MAX;
+				else if (p.key_trim == SIZE_MAX)
+					p.key_trim = p.key.len;
+				r = envd_buf_putc(&p.key, c);
+			}
+			break;
+		case PRE_VALUE:
+			if (is_newline(c)) {
+				st = PRE_KEY;
+				r = push(&p, false);
+			} else if (c == '\'')
+				st = SQUOTE;
+			else if (c == '"')
+				st = DQUOTE;
+			else if (c == '\\')
+				st = VALUE_ESCAPE;
+			else if (!is_blank(c)) {
+				st = VALUE;
+				r = add_value(&p, c);
+			}
+			break;
+		case VALUE:
+			if (is_newline(c)) {
+				st = PRE_KEY;
+				r = push(&p, true);
+			} else if (c == '\\') {
+				st = VALUE_ESCAPE;
+				p.value_trim = SIZE_MAX;
+			} else {
+				if (!is_blank(c))
+					p.value_trim = SIZE_MAX;
+				else if (p.value_trim == SIZE_MAX)
+					p.value_trim = p.value.len;
+				r = add_value(&p, c);
+			}
+			break;
+		case VALUE_ESCAPE:
+			st = VALUE;
+			if (!is_newline(c)) /* backslash-newline: continuation */
+				r = add_value(&p, c);
+			break;
+		case SQUOTE:
+			if (c == '\'')
+				st = PRE_VALUE;
+			else
+				r = add_value(&p, c);
+			break;
+		case DQUOTE:
+			if (c == '"')
+				st = PRE_VALUE;
+			else if (c == '\\')
+				st = DQUOTE_ESCAPE;
+			else
+				r = add_value(&p, c);
+			break;
+		case DQUOTE_ESCAPE:
+			st = DQUOTE;
+			if (dquote_escapable(c))
+				r = add_value(&p, c);
+			else if (c != '\n') {
+				r = add_value(&p, '\\');
+				if (r == 0)
+					r = add_value(&p, c);
+			}
+			break;
+		case COMMENT:
+			/* since systemd 254 a comment always ends at its newline */
+			if (is_newline(c))
+				st = PRE_KEY;
+			break;
+		}
+		if (counts)
+			line++;
+	}
+
+	if (r == 0 && (st == PRE_VALUE || st == VALUE || st == VALUE_ESCAPE || st == SQUOTE ||
+	               st == DQUOTE || st == DQUOTE_ESCAPE))
+		r = push(&p, st == VALUE);
+
+	envd_buf_free(&p.key);
+	envd_buf_free(&p.value);
+	return r;
+}

@@ -1,0 +1,162 @@
+/* scan.c - which files of which directories are in effect.
+ *
+ * systemd's rules: names ending in ".conf" only, hidden names skipped; one
+ * list sorted by basename with strcmp; the highest-precedence directory that
+ * holds a name masks the same name everywhere below it, whatever the entry
+ * is (empty file, /dev/null, directory, dangling symlink). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scan.h"
+
+static bool has_conf_suffix(const char *name, size_t len)
+{
+	return len > 5 && memcmp(name + len - 5, ".conf", 5) == 0;
+}
+
+static int push_name(struct envd_scan *sc, const char *name, size_t dir)
+{
+	struct envd_scan_entry *e;
+
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap ? sc->cap * 2 : 64;
+		struct envd_scan_entry *nv = realloc(sc->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		sc->v = nv;
+		sc->cap = cap;
+	}
+	e = &sc->v[sc->n];
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(name);
+	if (!e->name)
+		return -ENOMEM;
+	e->dir = dir;
+	sc->n++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct envd_scan_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
+                  struct envd_scan_report *rep)
+{
+	size_t first = sc->n, seen = 0, nconf = 0, i, keep;
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	fd = dup(dirfd);
+	if (fd < 0)
+		return errno == ENOMEM ? -ENOMEM : -EIO;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (++seen > max_files * 16) {
+			rep->truncated = true;
+			break;
+		}
+		if (de->d_name[0] == '.')
+			continue;
+		if (!has_conf_suffix(de->d_name, len)) {
+			if (de->d_type != DT_DIR)
+				rep->not_conf++;
+			continue;
+		}
+		r = push_name(sc, de->d_name, dir);
+		if (r < 0)
+			break;
+		nconf++;
+	}
+	if (!de && errno && r == 0)
+		rep->read_error = true;
+	closedir(d);
+	if (r < 0)
+		return r;
+
+	/* Over the limit: keep the first ones in strcmp order, so which files
+	 * survive does not depend on the directory's internal order. */
+	if (nconf > max_files) {
+		qsort(sc->v + first, nconf, sizeof(*sc->v), by_name);
+		keep = first + max_files;
+		for (i = keep; i < sc->n; i++)
+			free(sc->v[i].name);
+		sc->n = keep;
+		rep->dropped = nconf - max_files;
+	}
+	return 0;
+}
+
+/* Returns the "not .conf" names of a directory one at a time through cb;
+ * used by lint only. */
+int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void *data), void *data)
+{
+	struct dirent *de;
+	size_t seen = 0;
+	DIR *d;
+	int fd;
+
+	fd = dup(dirfd);
+	if (fd < 0)
+		return -EIO;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d)) && seen++ < max) {
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || has_conf_suffix(de->d_name, len) ||
+		    de->d_type == DT_DIR)
+			continue;
+		cb(de->d_name, data);
+	}
+	closedir(d);
+	return 0;
+}
+
+void envd_scan_sort(struct envd_scan *sc)
+{
+	size_t i;
+
+	qsort(sc->v, sc->n, sizeof(*sc->v), by_name);
+	for (i = 1; i < sc->n; i++)
+		if (strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {
+			sc->v[i].masked_by =
+			    sc->v[i - 1].masked_by ? sc->v[i - 1].masked_by : &sc->v[i - 1];
+			sc->v[i].status = ENVD_SCAN_MASKED;
+		}
+}
+
+void envd_scan_free(struct envd_scan *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->n; i++) {
+		free(sc->v[i].name);
+		free(sc->v[i].data);
+	}
+	free(sc->v);
+	memset(sc, 0, sizeof(*sc));
+}

@@ -1,0 +1,44 @@
+/* scan.h - directory listing and masking (internal). */
+#ifndef ENVD_SCAN_H
+#define ENVD_SCAN_H
+
+#include "internal.h"
+
+enum envd_scan_status {
+	ENVD_SCAN_PENDING, /* listed, not read (yet) */
+	ENVD_SCAN_READ,    /* contents in data/len */
+	ENVD_SCAN_MASKS,   /* only masks: /dev/null, directory, dangling link */
+	ENVD_SCAN_SKIPPED, /* unsafe, unreadable, over a limit: reason */
+	ENVD_SCAN_MASKED,  /* a higher-precedence directory holds the name */
+};
+
+struct envd_scan_entry {
+	char *name;                        /* basename */
+	size_t dir;                        /* index of the directory, 0 = highest precedence */
+	struct envd_scan_entry *masked_by; /* set by envd_scan_sort */
+	enum envd_scan_status status;
+	const char *reason; /* static string */
+	char *data;         /* contents, when READ */
+	size_t len;
+};
+
+struct envd_scan {
+	struct envd_scan_entry *v;
+	size_t n, cap;
+};
+
+struct envd_scan_report {
+	size_t not_conf; /* entries without the .conf suffix */
+	size_t dropped;  /* .conf files over the per-directory limit */
+	bool truncated;  /* stopped listing: far too many entries */
+	bool read_error;
+};
+
+int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
+                  struct envd_scan_report *rep);
+int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void *data), void *data);
+/* Sorts by basename (strcmp), precedence breaking ties, and marks masked. */
+void envd_scan_sort(struct envd_scan *sc);
+void envd_scan_free(struct envd_scan *sc);
+
+#endif

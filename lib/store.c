@@ -1,0 +1,220 @@
+/* store.c - variables in order of first definition, indexed by a keyed hash.
+ *
+ * Names come from files a user controls, so the hash is SipHash-2-4 with a
+ * per-store random key: nobody can precompute names that collide and turn
+ * the linear load into a quadratic one. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = ROTL(v[1], 13);
+	v[1] ^= v[0];
+	v[0] = ROTL(v[0], 32);
+	v[2] += v[3];
+	v[3] = ROTL(v[3], 16);
+	v[3] ^= v[2];
+	v[0] += v[3];
+	v[3] = ROTL(v[3], 21);
+	v[3] ^= v[0];
+	v[2] += v[1];
+	v[1] = ROTL(v[1], 17);
+	v[1] ^= v[2];
+	v[2] = ROTL(v[2], 32);
+}
+
+static uint64_t siphash(const uint64_t key[2], const char *s, size_t n)
+{
+	uint64_t v[4] = {key[0] ^ 0x736f6d6570736575ULL, key[1] ^ 0x646f72616e646f6dULL,
+	                 key[0] ^ 0x6c7967656e657261ULL, key[1] ^ 0x7465646279746573ULL};
+	uint64_t m, b = (uint64_t)n << 56;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		m = 0;
+		for (i = 0; i < 8; i++)
+			m |= (uint64_t)p[i] << (8 * i);
+		v[3] ^= m;
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m;
+	}
+	for (i = 0; i < n; i++)
+		b |= (uint64_t)p[i] << (8 * i);
+	v[3] ^= b;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= b;
+	v[2] ^= 0xff;
+	for (i = 0; i < 4; i++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+static uint64_t hash_key[2];
+static int hash_key_set;
+
+static void init_key(void)
+{
+	struct timespec ts;
+
+	if (hash_key_set)
+		return;
+	if (getrandom(hash_key, sizeof(hash_key), GRND_NONBLOCK) != (ssize_t)sizeof(hash_key)) {
+		/* No entropy yet (early boot): still unpredictable enough to
+		 * an unprivileged user, and correctness never depends on it. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		hash_key[0] ^=
+		    (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)&ts;
+		hash_key[1] ^= (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)hash_key;
+	}
+	hash_key_set = 1;
+}
+
+uint64_t envd_hash(const char *s, size_t n)
+{
+	init_key();
+	return siphash(hash_key, s, n);
+}
+
+void envd_store_init(struct envd_store *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void envd_store_free(struct envd_store *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].value);
+	}
+	free(s->v);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
+
+static size_t probe(const struct envd_store *s, const char *name, size_t len, bool *found)
+{
+	size_t mask = s->nslots - 1;
+	size_t i = (size_t)envd_hash(name, len) & mask;
+	const struct envd_entry *e;
+
+	for (;;) {
+		if (!s->slots[i]) {
+			*found = false;
+			return i;
+		}
+		e = &s->v[s->slots[i] - 1];
+		if (e->name_len == len && memcmp(e->name, name, len) == 0) {
+			*found = true;
+			return i;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+size_t envd_store_find(const struct envd_store *s, const char *name, size_t len)
+{
+	bool found;
+	size_t i;
+
+	if (!s->nslots)
+		return SIZE_MAX;
+	i = probe(s, name, len, &found);
+	return found ? s->slots[i] - 1 : SIZE_MAX;
+}
+
+static int rehash(struct envd_store *s, size_t nslots)
+{
+	uint32_t *old = s->slots;
+	size_t i, j;
+	bool found;
+
+	s->slots = calloc(nslots, sizeof(*s->slots));
+	if (!s->slots) {
+		s->slots = old;
+		return -ENOMEM;
+	}
+	s->nslots = nslots;
+	for (i = 0; i < s->n; i++) {
+		j = probe(s, s->v[i].name, s->v[i].name_len, &found);
+		s->slots[j] = (uint32_t)(i + 1);
+	}
+	free(old);
+	return 0;
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, p, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
+                   size_t value_len, const char *file, unsigned line)
+{
+	struct envd_entry *e;
+	size_t i;
+	bool found = false;
+	char *v;
+
+	if (s->n >= UINT32_MAX - 1)
+		return -ENOMEM;
+	/* keep the load factor at most 1/2 */
+	if ((s->n + 1) * 2 > s->nslots && rehash(s, s->nslots ? s->nslots * 2 : 64) < 0)
+		return -ENOMEM;
+	i = probe(s, name, name_len, &found);
+	v = dup_bytes(value, value_len);
+	if (!v)
+		return -ENOMEM;
+	if (found) {
+		e = &s->v[s->slots[i] - 1];
+		s->bytes -= e->value_len;
+		free(e->value);
+	} else {
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 32;
+			struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			s->v = nv;
+			s->cap = cap;
+		}
+		e = &s->v[s->n];
+		e->name = dup_bytes(name, name_len);
+		if (!e->name) {
+			free(v);
+			return -ENOMEM;
+		}
+		e->name_len = name_len;
+		s->slots[i] = (uint32_t)(++s->n);
+		s->bytes += name_len + 2;
+	}
+	e->value = v;
+	e->value_len = value_len;
+	e->file = file;
+	e->line = line;
+	s->bytes += value_len;
+	return 0;
+}

@@ -1,0 +1,16 @@
+/* output.h - the formats of `envd show`. */
+#ifndef ENVD_OUTPUT_H
+#define ENVD_OUTPUT_H
+
+#include <stdio.h>
+
+#include "envd.h"
+
+enum out_format { FORMAT_ENV, FORMAT_SHELL, FORMAT_JSON, FORMAT_NUL };
+
+int parse_format(const char *s, enum out_format *f);
+void print_result(FILE *out, const struct envd_result *res, enum out_format f, bool explain);
+void print_files(FILE *out, const struct envd_result *res, const char *prefix);
+const char *file_state_name(enum envd_file_state s);
+
+#endif

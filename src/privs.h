@@ -1,0 +1,21 @@
+/* privs.h - envd run as root reads a user's files with the user's rights. */
+#ifndef ENVD_PRIVS_H
+#define ENVD_PRIVS_H
+
+#include <pwd.h>
+#include <sys/types.h>
+
+struct privs {
+	uid_t uid;
+	gid_t gid;
+	const char *user;
+	gid_t saved_groups[256];
+	int nsaved;
+	int active; /* 1 while switched */
+};
+
+/* Hooks for envd_config.enter_user/leave_user; data is a struct privs. */
+int privs_enter(void *data);
+int privs_leave(void *data);
+
+#endif
