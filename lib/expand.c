@@ -50,8 +50,10 @@ static const char *lookup(struct envd_expand_state *st, const char *name, size_t
 static int substitute(struct envd_expand_state *st, struct envd_buf *out, const char *v,
                       size_t vlen)
 {
-	if (vlen > st->budget)
+	if (vlen > st->budget) {
+		st->budget = 0; /* tells the caller which limit it was */
 		return -E2BIG;
+	}
 	st->budget -= vlen;
 	return envd_buf_append(out, v, vlen);
 }

@@ -186,7 +186,7 @@ static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char *
 			if (cap > max) {
 				free(buf);
 				*reason = "larger than the file size limit";
-				return ENVD_OPEN_SKIP;
+				return ENVD_OPEN_TOO_BIG;
 			}
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
 			nb = realloc(buf, cap);
@@ -202,7 +202,7 @@ static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char *
 		if (r < 0) {
 			free(buf);
 			*reason = errno == ENOMEM ? "out of memory" : "read error";
-			return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_SKIP;
+			return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_ERROR;
 		}
 		if (r == 0)
 			break;
@@ -210,7 +210,7 @@ static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char *
 		if (n > max) {
 			free(buf);
 			*reason = "larger than the file size limit";
-			return ENVD_OPEN_SKIP;
+			return ENVD_OPEN_TOO_BIG;
 		}
 	}
 	*data = buf;
@@ -221,7 +221,7 @@ static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char *
 enum envd_open_result envd_read_file(int dirfd, const char *name, const struct envd_check *chk,
                                      size_t max, char **data, size_t *len, const char **reason)
 {
-	enum envd_open_result res = ENVD_OPEN_SKIP;
+	enum envd_open_result res = ENVD_OPEN_UNSAFE;
 	struct stat st;
 	int fd;
 
@@ -234,7 +234,7 @@ enum envd_open_result envd_read_file(int dirfd, const char *name, const struct e
 			return ENVD_OPEN_MASK;
 		}
 		*reason = errno == EACCES ? "permission denied" : "cannot be examined";
-		return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_SKIP;
+		return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_ERROR;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		*reason = "a directory";
@@ -246,17 +246,18 @@ enum envd_open_result envd_read_file(int dirfd, const char *name, const struct e
 	}
 	if (!S_ISREG(st.st_mode)) {
 		*reason = "not a regular file";
-		return ENVD_OPEN_SKIP;
+		return ENVD_OPEN_UNSAFE;
 	}
 
 	fd = openat(dirfd, name, OPEN_FLAGS);
 	if (fd < 0) {
 		*reason = errno == EACCES ? "permission denied" : "cannot be opened";
-		return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_SKIP;
+		return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_ERROR;
 	}
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0) {
 		*reason = "cannot be examined";
-	else if (!S_ISREG(st.st_mode))
+		res = ENVD_OPEN_ERROR;
+	} else if (!S_ISREG(st.st_mode))
 		*reason = "not a regular file";
 	else if (!owner_ok(chk, st.st_uid))
 		*reason = "owned by another user";

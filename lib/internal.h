@@ -68,8 +68,10 @@ uint64_t envd_hash(const char *s, size_t n);
 /* ---- safe file access ---- */
 enum envd_open_result {
 	ENVD_OPEN_OK,
-	ENVD_OPEN_MASK, /* names a mask: /dev/null, empty, directory, dangling */
-	ENVD_OPEN_SKIP, /* unsafe or unreadable: reason set */
+	ENVD_OPEN_MASK,    /* names a mask: /dev/null, directory, dangling link */
+	ENVD_OPEN_UNSAFE,  /* refused: owner, mode, type, pseudo file system */
+	ENVD_OPEN_ERROR,   /* cannot be opened or read */
+	ENVD_OPEN_TOO_BIG, /* over the size cap */
 	ENVD_OPEN_NOMEM,
 };
 

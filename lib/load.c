@@ -127,12 +127,15 @@ static void read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 
 	if (ld->input_bytes >= lim->input_bytes) {
 		e->status = ENVD_SCAN_SKIPPED;
+		e->code = ENVD_C_LIMIT;
 		e->reason = "the limit on bytes read in one load was reached";
 		return;
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
 	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &reason);
+	e->reason = reason;
+	e->status = ENVD_SCAN_SKIPPED;
 	switch (r) {
 	case ENVD_OPEN_OK:
 		e->status = ENVD_SCAN_READ;
@@ -140,11 +143,15 @@ static void read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 		break;
 	case ENVD_OPEN_MASK:
 		e->status = ENVD_SCAN_MASKS;
-		e->reason = reason;
 		break;
-	case ENVD_OPEN_SKIP:
-		e->status = ENVD_SCAN_SKIPPED;
-		e->reason = reason;
+	case ENVD_OPEN_UNSAFE:
+		e->code = ENVD_C_FILE_UNSAFE;
+		break;
+	case ENVD_OPEN_ERROR:
+		e->code = ENVD_C_FILE_ERROR;
+		break;
+	case ENVD_OPEN_TOO_BIG:
+		e->code = ENVD_C_LIMIT;
 		break;
 	case ENVD_OPEN_NOMEM:
 		ld->fatal = -ENOMEM;
@@ -539,8 +546,10 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	f->user_side = ld->cfg->user_dir && e->dir == 0;
 	f->masked_by = NULL;
 	f->reason = e->reason;
-	if (e->status == ENVD_SCAN_PENDING)
+	if (e->status == ENVD_SCAN_PENDING) {
 		f->reason = "not read";
+		e->code = ENVD_C_FILE_ERROR;
+	}
 	return 0;
 }
 
@@ -561,13 +570,8 @@ static void process_file(struct loader *ld, struct envd_scan_entry *e, struct en
 		return;
 	case ENVD_SCAN_PENDING:
 	case ENVD_SCAN_SKIPPED:
-		envd_diagf(&ld->sink, ENVD_ERROR,
-		           strstr(f->reason, "limit") ? ENVD_C_LIMIT
-		           : (strstr(f->reason, "owned") || strstr(f->reason, "writable") ||
-		              strstr(f->reason, "regular") || strstr(f->reason, "pseudo"))
-		               ? ENVD_C_FILE_UNSAFE
-		               : ENVD_C_FILE_ERROR,
-		           f->path, 0, NULL, "%s, skipped", f->reason);
+		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s, skipped",
+		           f->reason);
 		return;
 	case ENVD_SCAN_READ:
 		break;

@@ -17,8 +17,9 @@ struct envd_scan_entry {
 	size_t dir;                        /* index of the directory, 0 = highest precedence */
 	struct envd_scan_entry *masked_by; /* set by envd_scan_sort */
 	enum envd_scan_status status;
-	const char *reason; /* static string */
-	char *data;         /* contents, when READ */
+	const char *reason;  /* static string */
+	enum envd_code code; /* diagnostic code when SKIPPED */
+	char *data;          /* contents, when READ */
 	size_t len;
 };
 
