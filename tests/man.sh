@@ -1,0 +1,26 @@
+#!/bin/sh
+# The manual pages lint clean, and envd(1) documents every option that
+# `envd --help` offers (and no other), so the two cannot drift apart.
+set -u
+command -v mandoc >/dev/null 2>&1 || { echo "mandoc missing: skipped"; exit 77; }
+rc=0
+for page in "$top_srcdir"/man/*.[0-9]; do
+	if ! mandoc -Tlint -W warning "$page"; then
+		echo "FAIL: $page does not lint clean"
+		rc=1
+	fi
+done
+help_opts=$("$ENVD" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+man_opts=$(grep '^\.It Fl' "$top_srcdir/man/envd.1" | grep -o 'Fl -[a-z][a-z-]*' |
+	sed 's/^Fl /-/' | sort -u)
+if [ "$help_opts" != "$man_opts" ]; then
+	echo "FAIL: envd --help and envd.1 document different options"
+	echo "--help: $help_opts"
+	echo "envd.1: $man_opts"
+	rc=1
+fi
+for cmd in show check files; do
+	grep -q "^\.Cm $cmd\$" "$top_srcdir/man/envd.1" || { echo "FAIL: envd.1 lacks $cmd"; rc=1; }
+done
+[ $rc = 0 ] && echo "man pages: ok"
+exit $rc
