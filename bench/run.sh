@@ -22,6 +22,7 @@
 # The table goes to stdout and to BENCH_OUT/results.txt; raw data (trees,
 # outputs, hyperfine JSON, callgrind files) stay in BENCH_OUT.  A missed
 # target is reported, not fatal: the exit status is 0 unless something broke.
+# shellcheck disable=SC2016,SC2059 # scripts for bash -c; printf formats held in variables
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -152,7 +153,7 @@ make_trees() {
 	for s in $sizes; do
 		json=$("$py" "$here/gen_tree.py" --size "$s" --json \
 			"$out/trees/$s/root" "$out/trees/$s/home") || die "gen_tree.py failed for $s"
-		read -r t_files[$s] t_assign[$s] t_bytes[$s] < <("$py" -c '
+		read -r "t_files[$s]" "t_assign[$s]" "t_bytes[$s]" < <("$py" -c '
 import json, sys
 d = json.load(sys.stdin)
 print(d["files"], d["assignments"], d["bytes"])' <<<"$json")
