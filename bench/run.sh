@@ -278,7 +278,7 @@ section_envd() {
 }
 
 section_envd_ir() {
-	local s prev= ir_prev= fmt ir
+	local s prev='' fmt
 	declare -A ir_of
 	say "" "instructions executed by envd (valgrind --tool=callgrind, total Ir; 'empty' is an empty tree)" ""
 	if ! command -v valgrind >/dev/null 2>&1; then
