@@ -12,9 +12,9 @@ void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code
 	char msg[512];
 	va_list ap;
 
-	s->count++;
-	if (!s->fn)
+	if (!s->fn || sev > s->level)
 		return;
+	s->count++;
 	if (s->count > s->max) {
 		if (s->suppressed_said)
 			return;

@@ -126,6 +126,9 @@ struct envd_config {
 
 	envd_diag_fn diag;
 	void *diag_data;
+	/* diagnostics less severe than this are neither formatted nor counted
+	 * (default ENVD_DEBUG: all) */
+	enum envd_severity diag_level;
 	envd_priv_fn enter_user;
 	envd_priv_fn leave_user;
 	void *priv_data;
@@ -176,7 +179,8 @@ const struct envd_var *envd_result_var(const struct envd_result *res, size_t i);
 const struct envd_var *envd_result_get(const struct envd_result *res, const char *name);
 size_t envd_result_file_count(const struct envd_result *res);
 const struct envd_file *envd_result_file(const struct envd_result *res, size_t i);
-size_t envd_result_diag_count(const struct envd_result *res); /* reported or not */
+/* Diagnostics at or above diag_level, including those over the limit. */
+size_t envd_result_diag_count(const struct envd_result *res);
 
 /* ---- name policy ---- */
 

@@ -29,8 +29,9 @@ char *envd_buf_steal(struct envd_buf *b, size_t *len);
 struct envd_diag_sink {
 	envd_diag_fn fn;
 	void *data;
-	size_t max;   /* reported at most */
-	size_t count; /* produced */
+	enum envd_severity level; /* least severe reported */
+	size_t max;               /* reported at most */
+	size_t count;             /* produced */
 	bool suppressed_said;
 };
 

@@ -73,6 +73,7 @@ void envd_config_init(struct envd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->user_uid = (uid_t)-1;
 	cfg->system_uid = 0;
+	cfg->diag_level = ENVD_DEBUG;
 	envd_limits_default(&cfg->limits);
 }
 
@@ -675,7 +676,8 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	ld.res = calloc(1, sizeof(*ld.res));
 	if (!ld.res)
 		return -ENOMEM;
-	ld.sink = (struct envd_diag_sink){cfg->diag, cfg->diag_data, cfg->limits.diagnostics};
+	ld.sink = (struct envd_diag_sink){cfg->diag, cfg->diag_data, cfg->diag_level,
+	                                  cfg->limits.diagnostics};
 	ld.expansion_left = cfg->limits.expansion_bytes;
 	envd_store_init(&ld.res->store);
 	envd_store_init(&ld.base);

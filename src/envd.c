@@ -266,6 +266,9 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw)
 	rn->ds.lint = o->cmd == CMD_CHECK;
 	rn->cfg.diag = on_diag;
 	rn->cfg.diag_data = &rn->ds;
+	rn->cfg.diag_level = o->verbose >= 2   ? ENVD_DEBUG
+	                     : o->verbose == 1 ? ENVD_NOTICE
+	                                       : ENVD_WARNING;
 	rn->cfg.flags = (o->no_overwrite ? ENVD_NO_OVERWRITE : 0) |
 	                (o->no_expand ? ENVD_NO_EXPAND : 0) | (o->cmd == CMD_CHECK ? ENVD_LINT : 0);
 	rn->cfg.root = o->root;
