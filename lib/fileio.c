@@ -272,8 +272,8 @@ enum envd_open_result envd_read_file(int dirfd, const char *name, const struct e
 	return res;
 }
 
-/* Strict UTF-8 as systemd's utf8_is_valid: no overlongs, no surrogates,
- * nothing above U+10FFFF. */
+/* Strict UTF-8 as systemd's utf8_is_valid: no overlongs, no surrogates, no
+ * noncharacters, nothing above U+10FFFF. */
 bool envd_utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
@@ -307,6 +307,9 @@ bool envd_utf8_valid(const char *s, size_t n)
 		}
 		if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
 		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		/* noncharacters, which systemd's validator refuses too */
+		if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
 			return false;
 		p += k + 1;
 	}
