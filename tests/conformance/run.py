@@ -26,6 +26,7 @@ import concurrent.futures
 import ctypes
 import ctypes.util
 import difflib
+import hashlib
 import json
 import os
 import shutil
@@ -272,8 +273,36 @@ class Outcome:
         return cls(j["status"], [(dec(n), dec(v)) for n, v in j["vars"]])
 
 
+class Digest:
+    """A long recorded value, kept as its length and SHA-256."""
+
+    def __init__(self, length, sha256):
+        self.length = length
+        self.sha256 = sha256
+
+    def __eq__(self, other):
+        if isinstance(other, Digest):
+            return (self.length, self.sha256) == (other.length, other.sha256)
+        if isinstance(other, (bytes, bytearray)):
+            return len(other) == self.length and hashlib.sha256(other).hexdigest() == self.sha256
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "<%d bytes, sha256 %s...>" % (self.length, self.sha256[:16])
+
+
+LONG = 256  # longer values are recorded as Digests
+
+
 def enc(b):
-    """bytes -> JSON: a string when it is UTF-8, else {"hex": ...}."""
+    """bytes -> JSON: a string when it is UTF-8, else {"hex": ...}; long ones
+    as {"len": ..., "sha256": ...}."""
+    if isinstance(b, Digest):
+        return {"len": b.length, "sha256": b.sha256}
+    if len(b) > LONG:
+        return {"len": len(b), "sha256": hashlib.sha256(b).hexdigest()}
     try:
         return b.decode("utf-8")
     except UnicodeDecodeError:
@@ -282,6 +311,8 @@ def enc(b):
 
 def dec(j):
     if isinstance(j, dict):
+        if "sha256" in j:
+            return Digest(j["len"], j["sha256"])
         return bytes.fromhex(j["hex"])
     return j.encode("utf-8")
 
@@ -382,6 +413,8 @@ def run_envd(envd, m):
 
 def show(b):
     """A readable, unambiguous rendering of bytes."""
+    if isinstance(b, bytes) and len(b) > LONG:
+        return "%s... <%d bytes, sha256 %s...>" % (repr(b[:40])[1:], len(b), hashlib.sha256(b).hexdigest()[:16])
     return repr(b)[1:] if isinstance(b, bytes) else repr(b)
 
 
@@ -543,11 +576,25 @@ def record(cases, live, recorded):
         "cases": allcases,
     }
     with open(EXPECTED + ".tmp", "w") as f:
-        json.dump(out, f, indent=1, ensure_ascii=True)
-        f.write("\n")
+        write_expected(f, out)
     os.replace(EXPECTED + ".tmp", EXPECTED)
     print("recorded %d cases into %s (%d corpus problems)" % (len(cases), EXPECTED, bad))
     return 1 if bad else 0
+
+
+def write_expected(f, out):
+    """JSON with one line per variable, so that diffs of the file are readable."""
+    dump = lambda x: json.dumps(x, ensure_ascii=True)
+    f.write("{\n")
+    for key in ("generator", "systemd"):
+        f.write(" %s: %s,\n" % (dump(key), dump(out[key])))
+    f.write(' "cases": {\n')
+    items = list(out["cases"].items())
+    for i, (name, c) in enumerate(items):
+        f.write("  %s: {\"status\": %s, \"vars\": [" % (dump(name), dump(c["status"])))
+        f.write(",".join("\n   " + dump(p) for p in c["vars"]))
+        f.write("]}%s\n" % ("," if i + 1 < len(items) else ""))
+    f.write(" }\n}\n")
 
 
 def compare(args, cases, envd_out, live, live_note, recorded, t0):
@@ -594,7 +641,10 @@ def compare(args, cases, envd_out, live, live_note, recorded, t0):
             if args.verbose and g_live is not None and g_live.stderr:
                 print("    generator stderr:\n" + "\n".join("      " + l for l in g_live.stderr.decode(errors="replace").splitlines()))
         else:
-            print("ok   %s%s" % (case.name, "  (deviation)" if case.deviation else ""))
+            extra = ""
+            if case.deviation is not None and g is not None:
+                extra = "  (deviation; generator: %s)" % (g.status if g.status != "ok" else "differs")
+            print("ok   %s%s" % (case.name, extra))
         for n in info:
             notes += 1
             print("NOTE %s: %s" % (case.name, n))
