@@ -16,6 +16,9 @@
 
 #include "module.h"
 
+/* The engine takes 16 directories in all, the user directory included. */
+#define PE_MAX_SYSTEM_DIRS 15u
+
 #ifndef ENVD_DEFAULT_PATH
 #define ENVD_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #endif
@@ -80,6 +83,10 @@ static int set_system_dirs(pam_handle_t *pamh, struct pe_options *opt, const cha
 
 		if (len > 0 && p[0] != '/') {
 			pam_syslog(pamh, LOG_ERR, "%s: ignoring a relative directory", arg);
+		} else if (len > 0 && k == PE_MAX_SYSTEM_DIRS) {
+			pam_syslog(pamh, LOG_ERR, "%s: more than %u directories; the rest ignored",
+				   arg, PE_MAX_SYSTEM_DIRS);
+			break;
 		} else if (len > 0) {
 			dirs[k] = strndup(p, len);
 			if (dirs[k] == NULL)

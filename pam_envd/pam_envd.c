@@ -205,6 +205,10 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.user_uid = pw ? pw->pw_uid : 0;
 	cfg.system_uid = 0;
 	cfg.system_dirs = (const char *const *)opt.system_dirs;
+	/* WORKAROUND(lib): set_dirs() in lib/load.c passes a NULL root to
+	 * memcpy (length 0, still undefined behaviour, caught by UBSan).  ""
+	 * means the same; back to NULL once lib guards it. */
+	cfg.root = "";
 	cfg.base_env = (const char *const *)base;
 	cfg.flags = opt.flags & (ENVD_NO_OVERWRITE | ENVD_NO_EXPAND);
 	cfg.policy = opt.policy;
@@ -212,6 +216,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		cfg.limits.result_bytes = opt.max_env;
 	cfg.diag = pe_log_diag;
 	cfg.diag_data = &log;
+	cfg.diag_level = opt.debug ? ENVD_DEBUG : ENVD_WARNING; /* what pe_log_diag sends */
 	cfg.enter_user = pe_priv_enter;
 	cfg.leave_user = pe_priv_leave;
 	cfg.priv_data = &priv;

@@ -1,0 +1,77 @@
+/* pam_probe.so - a test module that reports another module's return codes.
+ *
+ *   TYPE CONTROL /path/pam_probe.so /path/to/module.so [ARGS...]
+ *
+ * Each entry point loads the module, calls the same entry point from inside
+ * the stack (so pam_set_data and friends behave as in production), records
+ * the return code in the PAM environment as PROBE_RC_<function>=<code>, and
+ * returns it.  The tests drop PROBE_* when they compare environments. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+typedef int (*sm_fn)(pam_handle_t *, int, int, const char **);
+
+static int probe(pam_handle_t *pamh, const char *fn, int flags, int argc, const char **argv)
+{
+	char record[96];
+	void *dl;
+	sm_fn f;
+	int rc;
+
+	if (argc < 1)
+		return PAM_SERVICE_ERR;
+	/* Kept open on purpose: the module may have left pam_set_data entries
+	 * behind that libpam cleans up at pam_end. */
+	dl = dlopen(argv[0], RTLD_NOW | RTLD_LOCAL);
+	if (dl == NULL) {
+		pam_syslog(pamh, LOG_ERR, "probe: %s", dlerror());
+		return PAM_SERVICE_ERR;
+	}
+	f = (sm_fn)dlsym(dl, fn);
+	if (f == NULL) {
+		pam_syslog(pamh, LOG_ERR, "probe: %s missing", fn);
+		return PAM_SYMBOL_ERR;
+	}
+	rc = f(pamh, flags, argc - 1, argv + 1);
+	snprintf(record, sizeof(record), "PROBE_RC_%s=%d", fn + strlen("pam_sm_"), rc);
+	if (pam_putenv(pamh, record) != PAM_SUCCESS)
+		return PAM_BUF_ERR;
+	return rc;
+}
+
+int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	return probe(pamh, "pam_sm_authenticate", flags, argc, argv);
+}
+
+int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	return probe(pamh, "pam_sm_setcred", flags, argc, argv);
+}
+
+int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	return probe(pamh, "pam_sm_acct_mgmt", flags, argc, argv);
+}
+
+int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	return probe(pamh, "pam_sm_open_session", flags, argc, argv);
+}
+
+int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	return probe(pamh, "pam_sm_close_session", flags, argc, argv);
+}
+
+int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	return probe(pamh, "pam_sm_chauthtok", flags, argc, argv);
+}

@@ -1,0 +1,1063 @@
+/* pam_stack - the module inside a real libpam stack, without root.
+ *
+ * Each test writes a service file into a fresh directory of the build tree,
+ * naming pam_envd.so (and the probe module that reports return codes) by
+ * absolute path, runs it through pam_start_confdir(), and checks return
+ * codes, pam_getenvlist() and what reached syslog.  Tests that need
+ * root-owned system directories skip without root. */
+#include "config.h"
+
+#undef NDEBUG
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <security/pam_appl.h>
+
+
+#ifndef PAM_ENVD_SO
+#error "PAM_ENVD_SO must name the built module"
+#endif
+#ifndef PAM_PROBE_SO
+#error "PAM_PROBE_SO must name the probe module"
+#endif
+
+/* snprintf that fails the test instead of truncating */
+#define FMT(buf, size, ...) assert_true((size_t)snprintf(buf, size, __VA_ARGS__) < (size_t)(size))
+
+static char top[PATH_MAX];  /* this test's directory */
+static char user[256];      /* the caller, as PAM_USER */
+static char home[PATH_MAX]; /* the caller's passwd home */
+static bool is_root;
+
+/* ---- syslog capture: libpam's pam_syslog ends in one of these ---- */
+
+static char *logbuf;
+static size_t loglen, logcap;
+static size_t loglines; /* lines from modules, not from libpam itself */
+
+static void capture(const char *fmt, va_list ap)
+{
+	char line[8192];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	size_t len;
+
+	if (n < 0)
+		return;
+	len = strlen(line);
+	if (loglen + len + 2 > logcap) {
+		size_t cap = (logcap + len + 2) * 2;
+		char *nb = realloc(logbuf, cap);
+
+		if (nb == NULL)
+			abort();
+		logbuf = nb;
+		logcap = cap;
+	}
+	memcpy(logbuf + loglen, line, len);
+	loglen += len;
+	logbuf[loglen++] = '\n';
+	logbuf[loglen] = '\0';
+	loglines += strncmp(line, "PAM ", 4) != 0;
+	if (getenv("PAM_STACK_VERBOSE") != NULL)
+		fprintf(stderr, "syslog: %s\n", line);
+}
+
+void __syslog_chk(int pri, int flag, const char *fmt, ...);
+void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap);
+
+void __syslog_chk(int pri, int flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	capture(fmt, ap);
+	va_end(ap);
+}
+
+void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
+{
+	capture(fmt, ap);
+}
+
+void syslog(int pri, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	capture(fmt, ap);
+	va_end(ap);
+}
+
+void vsyslog(int pri, const char *fmt, va_list ap)
+{
+	capture(fmt, ap);
+}
+
+static void log_reset(void)
+{
+	loglen = 0;
+	loglines = 0;
+	if (logbuf != NULL)
+		logbuf[0] = '\0';
+}
+
+static bool logged(const char *needle)
+{
+	return logbuf != NULL && strstr(logbuf, needle) != NULL;
+}
+
+/* ---- files ---- */
+
+static const char *at(const char *rel)
+{
+	static char buf[8][PATH_MAX];
+	static unsigned next;
+	char *p = buf[next++ % 8];
+
+	FMT(p, PATH_MAX, "%s/%s", top, rel);
+	return p;
+}
+
+static void mkdirs(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX];
+
+	FMT(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			fail_msg("mkdir %s: %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		fail_msg("mkdir %s: %s", tmp, strerror(errno));
+	chmod(tmp, mode);
+}
+
+static void putn(const char *rel, const void *data, size_t len)
+{
+	const char *path = at(rel);
+	char dir[PATH_MAX];
+	int fd;
+
+	FMT(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir, 0755);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	fchmod(fd, 0644);
+	close(fd);
+}
+
+static void put(const char *rel, const char *text)
+{
+	putn(rel, text, strlen(text));
+}
+
+/* The user directory and the four system directories of every test. */
+#define UDIR "home/.config/environment.d"
+#define SYS_ETC "sys/etc/environment.d"
+#define SYS_LIB "sys/usr/lib/environment.d"
+
+static const char *dirs_opts(void)
+{
+	static char buf[4 * PATH_MAX + 64];
+
+	FMT(buf, sizeof(buf),
+		 "user_dir=%s/" UDIR " system_dirs=%s/sys/etc/environment.d:%s/sys/run/"
+		 "environment.d:%s/sys/usr/local/lib/environment.d:%s/" SYS_LIB,
+		 top, top, top, top, top);
+	return buf;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	if (flag == FTW_DP || flag == FTW_D)
+		chmod(path, 0700);
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int setup(void **state)
+{
+	char tmpl[PATH_MAX];
+	const char *base = getenv("top_builddir");
+
+	FMT(tmpl, sizeof(tmpl), "%s/tests/pam_stack.XXXXXX", base ? base : ".");
+	if (mkdtemp(tmpl) == NULL)
+		return -1;
+	chmod(tmpl, 0755);
+	FMT(top, sizeof(top), "%s", tmpl);
+	mkdirs(at(UDIR), 0755);
+	mkdirs(at(SYS_ETC), 0755);
+	mkdirs(at(SYS_LIB), 0755);
+	mkdirs(at("pam.d"), 0755);
+	log_reset();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* ---- PAM ---- */
+
+static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
+{
+	return PAM_CONV_ERR; /* the module must never prompt */
+}
+
+static const struct pam_conv the_conv = {conv, NULL};
+
+/* Writes service NAME: "@MOD@" becomes the module's path, "@PROBE@" the
+ * probe's, "@DIRS@" the options naming this test's directories. */
+static void service(const char *name, const char *text)
+{
+	char out[16384], rel[128];
+	size_t o = 0;
+
+	for (const char *p = text; *p != '\0';) {
+		const char *rep = NULL;
+		size_t skip = 0;
+
+		if (strncmp(p, "@MOD@", 5) == 0) {
+			rep = PAM_ENVD_SO;
+			skip = 5;
+		} else if (strncmp(p, "@PROBE@", 7) == 0) {
+			rep = PAM_PROBE_SO;
+			skip = 7;
+		} else if (strncmp(p, "@DIRS@", 6) == 0) {
+			rep = dirs_opts();
+			skip = 6;
+		}
+		if (rep != NULL) {
+			size_t n = strlen(rep);
+
+			assert_true(o + n < sizeof(out));
+			memcpy(out + o, rep, n);
+			o += n;
+			p += skip;
+		} else {
+			assert_true(o + 1 < sizeof(out));
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	FMT(rel, sizeof(rel), "pam.d/%s", name);
+	putn(rel, out, o);
+}
+
+static pam_handle_t *start(const char *svc, const char *who)
+{
+	pam_handle_t *pamh = NULL;
+
+	assert_int_equal(pam_start_confdir(svc, who, &the_conv, at("pam.d"), &pamh), PAM_SUCCESS);
+	return pamh;
+}
+
+static void end(pam_handle_t *pamh, int rc)
+{
+	assert_int_equal(pam_end(pamh, rc), PAM_SUCCESS);
+}
+
+/* One session: "session required MODULE opts", optional preset environment
+ * entries, open_session; returns the environment (caller frees). */
+static char **session_env(const char *opts, const char *const *preset, int *rc)
+{
+	char text[8192];
+	pam_handle_t *pamh;
+	char **env;
+
+	FMT(text, sizeof(text), "session required @MOD@ @DIRS@ %s\n", opts);
+	service("s", text);
+	pamh = start("s", user);
+	for (; preset != NULL && *preset != NULL; preset++)
+		assert_int_equal(pam_putenv(pamh, *preset), PAM_SUCCESS);
+	*rc = pam_open_session(pamh, 0);
+	env = pam_getenvlist(pamh);
+	assert_non_null(env);
+	end(pamh, *rc);
+	return env;
+}
+
+static char **open_ok(const char *opts, const char *const *preset)
+{
+	int rc;
+	char **env = session_env(opts, preset, &rc);
+
+	assert_int_equal(rc, PAM_SUCCESS);
+	return env;
+}
+
+static const char *env_get(char **env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; *env != NULL; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+static size_t env_count(char **env)
+{
+	size_t n = 0;
+
+	for (; *env != NULL; env++)
+		n += strncmp(*env, "PROBE_RC_", 9) != 0;
+	return n;
+}
+
+static void env_free(char **env)
+{
+	for (char **p = env; *p != NULL; p++)
+		free(*p);
+	free(env);
+}
+
+#define assert_env(env, name, value) assert_string_equal(env_get(env, name) ?: "(unset)", value)
+#define assert_unset(env, name) assert_null(env_get(env, name))
+
+static void need_root(void)
+{
+	if (!is_root)
+		skip();
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- entry points ---- */
+
+static int probe_rc(pam_handle_t *pamh, const char *fn)
+{
+	char name[64];
+	const char *v;
+
+	FMT(name, sizeof(name), "PROBE_RC_%s", fn);
+	v = pam_getenv(pamh, name);
+	assert_non_null(v);
+	return atoi(v);
+}
+
+static void t_entry_points(void **state)
+{
+	static const char stack[] = "auth required @PROBE@ @MOD@ @DIRS@\n"
+				    "account required @PROBE@ @MOD@ @DIRS@\n"
+				    "password required @PROBE@ @MOD@ @DIRS@\n"
+				    "session required @PROBE@ @MOD@ @DIRS@\n";
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "A=1\n");
+	service("e", stack);
+	pamh = start("e", user);
+	pam_authenticate(pamh, 0);
+	assert_int_equal(probe_rc(pamh, "authenticate"), PAM_IGNORE);
+	pam_acct_mgmt(pamh, 0);
+	assert_int_equal(probe_rc(pamh, "acct_mgmt"), PAM_SERVICE_ERR);
+	pam_chauthtok(pamh, 0);
+	assert_int_equal(probe_rc(pamh, "chauthtok"), PAM_SERVICE_ERR);
+	assert_null(pam_getenv(pamh, "A"));
+	assert_true(logged("pam_envd is a session module"));
+	end(pamh, PAM_SUCCESS);
+
+	/* libpam derives setcred's result from the frozen authenticate chain,
+	 * so the session calls get a handle of their own */
+	pamh = start("e", user);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "open_session"), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "A"), "1");
+	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "setcred"), PAM_SUCCESS);
+	assert_int_equal(pam_setcred(pamh, PAM_REFRESH_CRED), PAM_SUCCESS);
+	assert_int_equal(pam_setcred(pamh, PAM_DELETE_CRED), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "setcred"), PAM_SUCCESS);
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
+	end(pamh, PAM_SUCCESS);
+}
+
+static void t_setcred_alone_applies(void **state)
+{
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "A=from-setcred\n");
+	service("c", "auth required @PROBE@ @MOD@ @DIRS@\n");
+	pamh = start("c", user);
+	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "A"), "from-setcred");
+	end(pamh, PAM_SUCCESS);
+
+	/* PAM_DELETE_CRED alone applies nothing */
+	pamh = start("c", user);
+	assert_int_equal(pam_setcred(pamh, PAM_DELETE_CRED), PAM_SUCCESS);
+	assert_null(pam_getenv(pamh, "A"));
+	end(pamh, PAM_SUCCESS);
+}
+
+static void t_no_pam_user(void **state)
+{
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "A=1\n");
+	service("n", "auth required @PROBE@ @MOD@ @DIRS@\n"
+		     "session required @PROBE@ @MOD@ @DIRS@\n");
+	pamh = start("n", NULL);
+	pam_open_session(pamh, 0);
+	assert_int_equal(probe_rc(pamh, "open_session"), PAM_SESSION_ERR);
+	pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	assert_int_equal(probe_rc(pamh, "setcred"), PAM_CRED_ERR);
+	assert_null(pam_getenv(pamh, "A"));
+	end(pamh, PAM_SUCCESS);
+}
+
+/* ---- what gets written ---- */
+
+static void t_applies_user_files(void **state)
+{
+	char expect[PATH_MAX + 64];
+	char **env;
+
+	put(UDIR "/10-a.conf", "# comment\nEDITOR=vim\nPATH=$HOME/bin:$PATH\n"
+			       "GREETING=\"hello $USER\"\n");
+	put(UDIR "/20-b.conf", "EDITOR=emacs\nB=${EDITOR:+$EDITOR-mode}\n");
+	env = open_ok("", NULL);
+	FMT(expect, sizeof(expect), "%s/bin:" ENVD_DEFAULT_PATH, home);
+	assert_env(env, "PATH", expect);
+	assert_env(env, "EDITOR", "emacs");
+	FMT(expect, sizeof(expect), "hello %s", user);
+	assert_env(env, "GREETING", expect);
+	assert_env(env, "B", "emacs-mode");
+	/* the login fallbacks are for expansion only */
+	assert_unset(env, "HOME");
+	assert_unset(env, "USER");
+	assert_unset(env, "LOGNAME");
+	assert_unset(env, "SHELL");
+	assert_int_equal(env_count(env), 4);
+	env_free(env);
+}
+
+static void t_system_files(void **state)
+{
+	char **env;
+
+	need_root();
+	put(SYS_LIB "/10-sys.conf", "SYS=lib\nSHARED=lib\nLD_LIBRARY_PATH=/opt/lib\n");
+	put(SYS_ETC "/10-sys.conf", "SYS=etc\n"); /* masks the lib file */
+	put(SYS_LIB "/20-sys.conf", "SHARED=lib20\nONLY_LIB=1\n");
+	put(UDIR "/30-user.conf", "SHARED=user-$SHARED\n");
+	env = open_ok("", NULL);
+	assert_env(env, "SYS", "etc");
+	assert_env(env, "SHARED", "user-lib20");
+	assert_env(env, "ONLY_LIB", "1");
+	/* the policy is for user files; the masked file set nothing */
+	assert_unset(env, "LD_LIBRARY_PATH");
+	env_free(env);
+
+	put(SYS_ETC "/10-sys.conf", "SYS=etc\nLD_LIBRARY_PATH=/opt/lib\n");
+	env = open_ok("", NULL);
+	assert_env(env, "LD_LIBRARY_PATH", "/opt/lib");
+	env_free(env);
+}
+
+static void t_expansion_base_is_pam_env(void **state)
+{
+	const char *preset[] = {"FROM_APP=app", "HOME=/app/home", NULL};
+	char **env;
+
+	setenv("FROM_PROCESS", "process", 1);
+	put(UDIR "/a.conf", "A=$FROM_APP\nP=${FROM_PROCESS:-never}\nH=$HOME\n");
+	env = open_ok("", preset);
+	assert_env(env, "A", "app");
+	assert_env(env, "P", "never"); /* the process environment is not consulted */
+	assert_env(env, "H", "/app/home");
+	assert_env(env, "HOME", "/app/home"); /* the application's, untouched */
+	env_free(env);
+	unsetenv("FROM_PROCESS");
+}
+
+static void t_apply_once(void **state)
+{
+	static const char stack[] = "auth required @PROBE@ @MOD@ @DIRS@\n"
+				    "session required @PROBE@ @MOD@ @DIRS@\n";
+	char expect[PATH_MAX + 64];
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "PATH=$HOME/bin:$PATH\nX=${X:+$X-}a\n");
+	FMT(expect, sizeof(expect), "%s/bin:" ENVD_DEFAULT_PATH, home);
+	service("o", stack);
+	pamh = start("o", user);
+	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(pam_setcred(pamh, PAM_REINITIALIZE_CRED), PAM_SUCCESS);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "PATH"), expect);
+	assert_string_equal(pam_getenv(pamh, "X"), "a");
+	end(pamh, PAM_SUCCESS);
+
+	/* open_session first, then setcred */
+	pamh = start("o", user);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "X"), "a");
+	end(pamh, PAM_SUCCESS);
+
+	/* a new handle applies again */
+	pamh = start("o", user);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "X"), "a");
+	end(pamh, PAM_SUCCESS);
+}
+
+static void t_nooverwrite(void **state)
+{
+	const char *preset[] = {"KEEP=app", NULL};
+	char **env;
+
+	put(UDIR "/a.conf", "KEEP=file\nUSES=$KEEP\nNEW=new\n");
+	env = open_ok("", preset);
+	assert_env(env, "KEEP", "file");
+	assert_env(env, "USES", "file");
+	env_free(env);
+	env = open_ok("nooverwrite", preset);
+	assert_env(env, "KEEP", "app");
+	assert_env(env, "USES", "app");
+	assert_env(env, "NEW", "new");
+	env_free(env);
+}
+
+static void t_noexpand(void **state)
+{
+	char **env;
+
+	put(UDIR "/a.conf", "E=$HOME/x\nF=${A:-b}\n");
+	env = open_ok("noexpand", NULL);
+	assert_env(env, "E", "$HOME/x");
+	assert_env(env, "F", "${A:-b}");
+	env_free(env);
+}
+
+/* ---- policy ---- */
+
+static void t_policy_default(void **state)
+{
+	char **env;
+
+	put(UDIR "/a.conf", "LD_PRELOAD=/tmp/evil.so\nLD_LIBRARY_PATH=/tmp\nBASH_ENV=/tmp/x\n"
+			    "ENV=/tmp/x\nSHELLOPTS=xtrace\nBASH_FUNC_ls%%=() { :; }\nPS4=$(id)\n"
+			    "IFS=x\nGCONV_PATH=/tmp\nGLIBC_TUNABLES=x\nPYTHONPATH=/tmp\n"
+			    "PERL5OPT=-Mx\nNODE_OPTIONS=--require=/tmp/x\nXDG_SESSION_TYPE=x11\n"
+			    "XDG_SEAT=seat0\nXDG_VTNR=1\nXDG_RUNTIME_DIR=/tmp\nOK=1\n");
+	env = open_ok("", NULL);
+	assert_env(env, "OK", "1");
+	assert_int_equal(env_count(env), 1);
+	assert_true(logged("LD_PRELOAD"));
+	assert_true(logged("a.conf:1"));
+	assert_false(logged("/tmp/evil.so"));
+	env_free(env);
+}
+
+static void t_policy_options(void **state)
+{
+	char **env;
+
+	put(UDIR "/a.conf", "PYTHONPATH=/opt/py\nFOO_BAR=1\nFOO=2\nLD_PRELOAD=x\n");
+	env = open_ok("user_allow=PYTHONPATH user_deny=FOO_*", NULL);
+	assert_env(env, "PYTHONPATH", "/opt/py");
+	assert_unset(env, "FOO_BAR");
+	assert_env(env, "FOO", "2");
+	assert_unset(env, "LD_PRELOAD");
+	env_free(env);
+
+	/* repeated options add up */
+	env = open_ok("user_deny=FOO user_deny=FOO_*", NULL);
+	assert_unset(env, "FOO_BAR");
+	assert_unset(env, "FOO");
+	env_free(env);
+}
+
+/* ---- options ---- */
+
+static void t_options(void **state)
+{
+	char **env;
+	char opt[PATH_MAX + 64];
+
+	put(UDIR "/a.conf", "U=1\nP=$PATH\n");
+	env = open_ok("nouser", NULL);
+	assert_unset(env, "U");
+	env_free(env);
+
+	env = open_ok("default_path=/opt/bin", NULL);
+	assert_env(env, "P", "/opt/bin");
+	env_free(env);
+
+	/* unknown and empty options are logged and ignored */
+	log_reset();
+	env = open_ok("frobnicate user_dir= max_env=lots max_env=0", NULL);
+	assert_env(env, "U", "1");
+	assert_true(logged("unknown option: frobnicate"));
+	assert_true(logged("user_dir= has no value"));
+	assert_true(logged("max_env="));
+	env_free(env);
+
+	/* a template naming the directory by user name */
+	FMT(opt, sizeof(opt), "users/%s/env/a.conf", user);
+	put(opt, "T=1\n");
+	FMT(opt, sizeof(opt), "user_dir=%s/users/%%u/env", top);
+	env = open_ok(opt, NULL);
+	assert_env(env, "T", "1");
+	assert_unset(env, "U"); /* the later user_dir= wins over @DIRS@'s */
+	env_free(env);
+
+	/* a bad template switches the user side off, and the session opens */
+	log_reset();
+	env = open_ok("user_dir=%x/env", NULL);
+	assert_unset(env, "U");
+	assert_true(logged("bad template"));
+	env_free(env);
+	env = open_ok("user_dir=relative/%u", NULL);
+	assert_unset(env, "U");
+	env_free(env);
+
+	/* a malformed policy option fails closed for the user side */
+	env = open_ok("user_allow=", NULL);
+	assert_env(env, "U", "1"); /* empty: ignored */
+	env_free(env);
+}
+
+static void t_system_dirs_option(void **state)
+{
+	char opt[PATH_MAX * 2];
+	char **env;
+
+	need_root();
+	put("alt/a.conf", "ALT=1\n");
+	put(SYS_ETC "/a.conf", "ETC=1\n");
+	FMT(opt, sizeof(opt), "system_dirs=relative/dir:%s/alt:", top);
+	log_reset();
+	env = open_ok(opt, NULL);
+	assert_env(env, "ALT", "1");
+	assert_unset(env, "ETC");
+	assert_true(logged("relative"));
+	env_free(env);
+
+	/* more directories than the engine takes: the session still opens */
+	{
+		char many[PATH_MAX * 24] = "system_dirs=";
+
+		for (int i = 0; i < 20; i++) {
+			strcat(many, top);
+			strcat(many, "/alt:");
+		}
+		env = open_ok(many, NULL);
+		env_free(env);
+	}
+}
+
+static void t_default_user_dir(void **state)
+{
+	char h[PATH_MAX + 16], x[PATH_MAX + 32];
+	const char *preset[3] = {h, NULL, NULL};
+	char **env;
+	int rc;
+
+	put("h2/.config/environment.d/a.conf", "WHERE=home\n");
+	put("xdg/environment.d/a.conf", "WHERE=xdg\n");
+	FMT(h, sizeof(h), "HOME=%s/h2", top);
+	service("d", "session required @MOD@\n");
+	{
+		pam_handle_t *pamh = start("d", user);
+
+		assert_int_equal(pam_putenv(pamh, h), PAM_SUCCESS);
+		rc = pam_open_session(pamh, 0);
+		assert_int_equal(rc, PAM_SUCCESS);
+		assert_string_equal(pam_getenv(pamh, "WHERE"), "home");
+		end(pamh, rc);
+	}
+	FMT(x, sizeof(x), "XDG_CONFIG_HOME=%s/xdg", top);
+	preset[1] = x;
+	{
+		pam_handle_t *pamh = start("d", user);
+
+		for (int i = 0; preset[i] != NULL; i++)
+			assert_int_equal(pam_putenv(pamh, preset[i]), PAM_SUCCESS);
+		assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+		assert_string_equal(pam_getenv(pamh, "WHERE"), "xdg");
+		end(pamh, PAM_SUCCESS);
+	}
+	/* a relative XDG_CONFIG_HOME is not used */
+	{
+		pam_handle_t *pamh = start("d", user);
+
+		assert_int_equal(pam_putenv(pamh, h), PAM_SUCCESS);
+		assert_int_equal(pam_putenv(pamh, "XDG_CONFIG_HOME=xdg"), PAM_SUCCESS);
+		assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+		assert_string_equal(pam_getenv(pamh, "WHERE"), "home");
+		end(pamh, PAM_SUCCESS);
+	}
+	(void)env;
+}
+
+/* ---- a login never fails because of files ---- */
+
+static void t_missing_and_odd_dirs(void **state)
+{
+	char opt[PATH_MAX + 64];
+	char **env;
+
+	FMT(opt, sizeof(opt), "user_dir=%s/does/not/exist", top);
+	env = open_ok(opt, NULL);
+	env_free(env);
+
+	put("plainfile", "A=1\n");
+	FMT(opt, sizeof(opt), "user_dir=%s/plainfile", top);
+	env = open_ok(opt, NULL);
+	assert_unset(env, "A");
+	env_free(env);
+
+	/* a user directory writable by others is skipped */
+	put(UDIR "/a.conf", "A=1\n");
+	chmod(at(UDIR), 0777);
+	log_reset();
+	env = open_ok("", NULL);
+	assert_unset(env, "A");
+	assert_true(logged("writable"));
+	env_free(env);
+	chmod(at(UDIR), 0755);
+
+	/* a file writable by others is skipped, its neighbours apply */
+	put(UDIR "/b.conf", "B=1\n");
+	chmod(at(UDIR "/a.conf"), 0666);
+	env = open_ok("", NULL);
+	assert_unset(env, "A");
+	assert_env(env, "B", "1");
+	env_free(env);
+}
+
+static void t_unknown_user(void **state)
+{
+	pam_handle_t *pamh;
+
+	need_root(); /* the system side must be root's */
+	put(SYS_ETC "/a.conf", "SYS=1\nWHO=${USER:-nobody}\n");
+	service("u", "session required @MOD@ @DIRS@\n");
+	pamh = start("u", "pam-envd-no-such-user");
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "SYS"), "1");
+	assert_string_equal(pam_getenv(pamh, "WHO"), "nobody");
+	end(pamh, PAM_SUCCESS);
+}
+
+static void t_hostile_entries(void **state)
+{
+	static const char garbage[] = "\x7f"
+				      "ELF\x02\x01\x01\x00\x00\x00A=1\n";
+	static const char badutf[] = "BAD=\xff\xfe secret-in-bad-utf8\nGOOD_UTF=ok\n";
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	double t0;
+	char **env;
+	int s;
+
+	put(UDIR "/00-good.conf", "GOOD=1\n");
+	putn(UDIR "/01-garbage.conf", garbage, sizeof(garbage) - 1);
+	put(UDIR "/02-cr.conf", "CR1=a\rCR2=b\r");
+	put(UDIR "/03-badutf.conf", badutf);
+	assert_int_equal(mkfifo(at(UDIR "/04-fifo.conf"), 0644), 0);
+	if (strlen(at(UDIR "/05-sock.conf")) < sizeof(sa.sun_path)) {
+		memcpy(sa.sun_path, at(UDIR "/05-sock.conf"), strlen(at(UDIR "/05-sock.conf")) + 1);
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		close(s);
+	}
+	assert_int_equal(symlink("/dev/zero", at(UDIR "/06-zero.conf")), 0);
+	assert_int_equal(symlink("/dev/urandom", at(UDIR "/07-random.conf")), 0);
+	assert_int_equal(symlink("/dev/tty", at(UDIR "/08-tty.conf")), 0);
+	assert_int_equal(symlink("/proc/self/environ", at(UDIR "/09-environ.conf")), 0);
+	assert_int_equal(symlink("/proc/self/status", at(UDIR "/10-status.conf")), 0);
+	assert_int_equal(symlink("/etc/shadow", at(UDIR "/11-shadow.conf")), 0);
+	assert_int_equal(symlink("nowhere", at(UDIR "/12-dangling.conf")), 0);
+	mkdirs(at(UDIR "/13-dir.conf"), 0755);
+	put(UDIR "/99-last.conf", "LAST=1\n");
+	setenv("PAM_STACK_SECRET", "secret-in-process-env", 1);
+
+	t0 = now();
+	log_reset();
+	env = open_ok("", NULL);
+	assert_true(now() - t0 < 10.0);
+	assert_env(env, "GOOD", "1");
+	assert_env(env, "CR1", "a");
+	assert_env(env, "CR2", "b");
+	assert_env(env, "GOOD_UTF", "ok");
+	assert_unset(env, "BAD");
+	assert_env(env, "LAST", "1");
+	for (char **p = env; *p != NULL; p++)
+		assert_null(strstr(*p, "secret-in"));
+	assert_false(logged("secret-in"));
+	assert_true(logged("03-badutf.conf:1"));
+	env_free(env);
+	unsetenv("PAM_STACK_SECRET");
+}
+
+static void t_log_injection(void **state)
+{
+	char **env;
+
+	put(UDIR "/a\nFAKE: root login.conf", "A=1\n");
+	chmod(at(UDIR "/a\nFAKE: root login.conf"), 0666); /* makes the module name it */
+	log_reset();
+	env = open_ok("", NULL);
+	assert_false(logged("\nFAKE"));
+	assert_true(logged("a\\x0aFAKE"));
+	env_free(env);
+}
+
+/* ---- limits ---- */
+
+static void t_limits(void **state)
+{
+	size_t big = 140 * 1024, total = 0;
+	char *text = malloc(big + 64);
+	char many[100 * 64];
+	double t0;
+	char **env;
+
+	assert_non_null(text);
+	memcpy(text, "BIG=", 4);
+	memset(text + 4, 'x', big);
+	strcpy(text + 4 + big, "\nSMALL=1\n");
+	put(UDIR "/a.conf", text);
+	free(text);
+	env = open_ok("", NULL);
+	assert_unset(env, "BIG");
+	assert_env(env, "SMALL", "1");
+	env_free(env);
+
+	many[0] = '\0';
+	for (int i = 0; i < 100; i++)
+		FMT(many + strlen(many), sizeof(many) - strlen(many),
+			 "V%02d=0123456789012345678901234567890123456789\n", i);
+	put(UDIR "/a.conf", many);
+	log_reset();
+	env = open_ok("max_env=1K", NULL);
+	for (char **p = env; *p != NULL; p++)
+		total += strlen(*p) + 1;
+	assert_true(total <= 1024);
+	assert_env(env, "V00", "0123456789012345678901234567890123456789");
+	assert_unset(env, "V99");
+	assert_true(logged("1024"));
+	env_free(env);
+
+	/* max_env cannot raise the engine's cap */
+	log_reset();
+	env = open_ok("max_env=64M", NULL);
+	assert_env(env, "V99", "0123456789012345678901234567890123456789");
+	assert_true(logged("cannot raise"));
+	env_free(env);
+
+	/* exponential expansion and a huge file finish quickly */
+	{
+		char *exp = malloc(200 * 16 + 16);
+
+		strcpy(exp, "A=xx\n");
+		for (int i = 0; i < 200; i++)
+			strcat(exp, "A=$A$A$A$A\n");
+		strcat(exp, "AFTER=1\n");
+		put(UDIR "/a.conf", exp);
+		free(exp);
+	}
+	{
+		size_t n = 5u << 20;
+		char *huge = malloc(n);
+
+		memset(huge, '#', n);
+		putn(UDIR "/b.conf", huge, n);
+		free(huge);
+	}
+	t0 = now();
+	env = open_ok("", NULL);
+	assert_true(now() - t0 < 10.0);
+	assert_env(env, "AFTER", "1");
+	env_free(env);
+}
+
+static void t_many_files(void **state)
+{
+	char name[64], text[64];
+	double t0;
+	char **env;
+
+	for (int i = 0; i < 5000; i++) {
+		FMT(name, sizeof(name), UDIR "/%05d.conf", i);
+		FMT(text, sizeof(text), "F%05d=%d\n", i, i);
+		put(name, text);
+	}
+	log_reset();
+	t0 = now();
+	env = open_ok("", NULL);
+	assert_true(now() - t0 < 20.0);
+	assert_env(env, "F00000", "0");
+	assert_true(loglines <= 100 + 5); /* the module's cap on lines per login */
+	env_free(env);
+}
+
+static void t_log_cap(void **state)
+{
+	char *text = malloc(3000 * 8 + 1);
+	char **env;
+
+	text[0] = '\0';
+	for (int i = 0; i < 3000; i++)
+		strcat(text, "1BAD=x\n");
+	put(UDIR "/a.conf", text);
+	free(text);
+	log_reset();
+	env = open_ok("", NULL);
+	assert_true(loglines <= 100 + 1);
+	assert_true(logged("not logged"));
+	env_free(env);
+}
+
+/* ---- the module and `envd show` agree ---- */
+
+static size_t read_all(FILE *f, char **out)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	size_t n;
+
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	*out = buf;
+	return len;
+}
+
+static void agree_once(const char *mod_opts, const char *envd_opts, const char *const *preset)
+{
+	const char *envd = getenv("ENVD");
+	char cmd[PATH_MAX * 3];
+	char *out;
+	size_t len, i = 0, k = 0;
+	FILE *p;
+	char **env;
+
+	FMT(cmd, sizeof(cmd), "'%s' show '%s' -q --format nul --root '%s/sys' --user-dir '%s' %s",
+		 envd, user, top, at(UDIR), envd_opts);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = read_all(p, &out);
+	assert_int_equal(pclose(p), 0);
+	env = open_ok(mod_opts, preset);
+	while (i < len) {
+		const char *entry = out + i;
+
+		/* pam_getenvlist keeps the order of first pam_putenv */
+		while (env[k] != NULL && strncmp(env[k], "PROBE_RC_", 9) == 0)
+			k++;
+		assert_non_null(env[k]);
+		assert_string_equal(env[k], entry);
+		k++;
+		i += strlen(entry) + 1;
+	}
+	assert_null(env[k]);
+	free(out);
+	env_free(env);
+}
+
+static void t_agrees_with_envd(void **state)
+{
+	const char *envd = getenv("ENVD");
+
+	if (envd == NULL || access(envd, X_OK) != 0)
+		skip();
+	put(UDIR "/10-user.conf", "# user\nEDITOR=vim\nPATH=$HOME/bin:$PATH\n"
+				  "LD_PRELOAD=/tmp/x.so\nQ='single $EDITOR' \"double\\\"q\" tail\n"
+				  "LONG=a\\\n  b\nDEF=${UNSET:-dflt}${EDITOR:+alt}\n"
+				  "SHELL=/bin/false\nHOME=/elsewhere\n");
+	put(UDIR "/30-masks.conf", "MASK=user\n");
+	if (is_root) {
+		put(SYS_ETC "/20-sys.conf", "SYS=etc\nEDITOR=nano\nLD_LIBRARY_PATH=/opt\n");
+		put(SYS_LIB "/20-sys.conf", "SYSLIB=never\n");
+		put(SYS_LIB "/30-masks.conf", "MASK=lib\n");
+		put(SYS_LIB "/05-early.conf", "EARLY=$EDITOR\n");
+	}
+	agree_once("", "", NULL);
+	agree_once("nooverwrite", "--no-overwrite", NULL);
+	agree_once("noexpand", "--no-expand", NULL);
+	agree_once("nooverwrite noexpand", "--no-overwrite --no-expand", NULL);
+	agree_once("user_allow=LD_PRELOAD", "--user-allow=LD_PRELOAD", NULL);
+	agree_once("user_deny=EDITOR", "--user-deny=EDITOR", NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(t_entry_points, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_setcred_alone_applies, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_no_pam_user, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_applies_user_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_system_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_expansion_base_is_pam_env, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_apply_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_nooverwrite, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_noexpand, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_policy_default, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_policy_options, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_options, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_system_dirs_option, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_default_user_dir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_missing_and_odd_dirs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_unknown_user, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_hostile_entries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_log_injection, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_limits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_many_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_log_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_agrees_with_envd, setup, teardown),
+	};
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (pw == NULL) {
+		fprintf(stderr, "pam_stack: the caller is not in passwd\n");
+		return 77;
+	}
+	if (strlen(pw->pw_name) >= sizeof(user) || strlen(pw->pw_dir) >= sizeof(home))
+		return 77;
+	strcpy(user, pw->pw_name);
+	strcpy(home, pw->pw_dir);
+	is_root = geteuid() == 0;
+	umask(022);
+	return cmocka_run_group_tests_name("pam_stack", tests, NULL, NULL);
+}
