@@ -1,0 +1,851 @@
+#!/usr/bin/env bash
+# tests/cli.sh - tests of the envd command itself: output formats (each
+# read back by the consumer it is meant for), --explain, `envd files`,
+# `envd check` diagnostics with exact file:line, exit codes, the options,
+# and, as root, reading another user's files with that user's rights.
+#
+# An automake test: $ENVD, $top_srcdir and $top_builddir come from the
+# Makefile; run by hand it finds them from its own location.  Exit 0 pass,
+# 1 fail, 77 skip.  Every check prints "ok - ..." or "FAIL - ..." and the
+# last line counts them.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -u
+umask 022
+export LC_ALL=C.UTF-8
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(dirname "$here")}
+top_builddir=${top_builddir:-$top_srcdir/_build/plain}
+ENVD=${ENVD:-$top_builddir/src/envd}
+FIX=$top_srcdir/tests/cli
+
+if [ ! -x "$ENVD" ]; then
+	echo "cli.sh: $ENVD is not built" >&2
+	exit 1
+fi
+if ! getent passwd "$(id -u)" >/dev/null 2>&1; then
+	echo "cli.sh: SKIP: the caller (uid $(id -u)) has no passwd entry" >&2
+	exit 77
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/envd-cli.XXXXXX") || exit 1
+tmp_user=
+cleanup() {
+	if [ -n "$tmp_user" ]; then
+		userdel -r "$tmp_user" >/dev/null 2>&1 || userdel "$tmp_user" >/dev/null 2>&1
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# ---- harness -------------------------------------------------------------------
+checks=0 failures=0 skips=0
+pass() {
+	checks=$((checks + 1))
+	printf 'ok - %s\n' "$1"
+}
+fail() {
+	checks=$((checks + 1))
+	failures=$((failures + 1))
+	printf 'FAIL - %s\n' "$1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/    /'
+	return 0
+}
+skip() {
+	skips=$((skips + 1))
+	printf 'skip - %s\n' "$1"
+}
+# ok DESCRIPTION COMMAND...: passes when COMMAND succeeds
+ok() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# e [ARG]...: runs envd; stdout in $T/out, stderr in $T/err, status in $rc
+rc=0
+e() {
+	"$ENVD" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+# the same with an environment: e_env VAR=VALUE... -- ARG...
+e_env() {
+	local vars=()
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	env "${vars[@]}" "$ENVD" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+expect_rc() { # WHAT N
+	if [ "$rc" -eq "$2" ]; then pass "$1: exit $2"; else
+		fail "$1: exit $2" "got exit $rc" "stderr: $(head -c 600 "$T/err")"
+	fi
+}
+# expect_file WHAT FILE EXPECTED: FILE holds exactly EXPECTED
+expect_file() {
+	if printf '%s' "$3" | cmp -s - "$2"; then pass "$1"; else
+		fail "$1" "$(printf '%s' "$3" | diff -u --label expected --label got - "$2" | head -40)"
+	fi
+}
+expect_out() { expect_file "$1: stdout" "$T/out" "$2"; }
+expect_err() { expect_file "$1: stderr" "$T/err" "$2"; }
+expect_no_out() { expect_file "$1: stdout empty" "$T/out" ""; }
+expect_no_err() { expect_file "$1: stderr empty" "$T/err" ""; }
+# expect_err_has WHAT LINE: stderr holds LINE as a whole line
+expect_err_has() {
+	if grep -qxF -- "$2" "$T/err"; then pass "$1"; else
+		fail "$1" "missing line: $2" "stderr: $(head -c 600 "$T/err")"
+	fi
+}
+expect_err_lacks() { # WHAT FIXED-STRING
+	if grep -qF -- "$2" "$T/err"; then fail "$1" "unexpected: $(grep -F -- "$2" "$T/err" | head -3)"; else
+		pass "$1"
+	fi
+}
+expect_out_lacks() {
+	if grep -qF -- "$2" "$T/out"; then fail "$1" "unexpected: $(grep -F -- "$2" "$T/out" | head -3)"; else
+		pass "$1"
+	fi
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# mkroot DIR: an empty --root tree with the four system directories
+mkroot() {
+	mkdir -p "$1/etc/environment.d" "$1/run/environment.d" \
+		"$1/usr/local/lib/environment.d" "$1/usr/lib/environment.d"
+}
+
+# the caller, as a login of the caller would see it
+me=$(id -un)
+my_uid=$(id -u)
+IFS=: read -r _ _ _ _ _ my_home my_shell < <(getent passwd "$my_uid")
+default_path=$("$ENVD" --help | sed -n 's/.*(default \(.*\))$/\1/p')
+ok "--help names the default PATH" test -n "$default_path"
+: "${default_path:=/usr/local/bin:/usr/bin:/bin}"
+
+# ---- --version, --help ---------------------------------------------------------
+for opt in --version -V; do
+	e "$opt"
+	expect_rc "envd $opt" 0
+	if grep -qE '^envd \(pam_envd\) [0-9]+\.[0-9]+' "$T/out" && [ "$(wc -l <"$T/out")" -eq 1 ]; then
+		pass "envd $opt prints one version line"
+	else fail "envd $opt prints one version line" "$(cat "$T/out")"; fi
+	expect_no_err "envd $opt"
+done
+for opt in --help -h; do
+	e "$opt"
+	expect_rc "envd $opt" 0
+	expect_no_err "envd $opt"
+	ok "envd $opt starts with the usage line" grep -q '^Usage: envd \[OPTION\]\.\.\. COMMAND \[USER\]' "$T/out"
+	missing=
+	for word in show check files --format --explain --root= --user-dir= --no-user --inherit \
+		--no-overwrite --no-expand --default-path= --quiet --verbose --version \
+		'Exit status'; do
+		grep -qF -- "$word" "$T/out" || missing="$missing $word"
+	done
+	if [ -z "$missing" ]; then pass "envd $opt documents every command and option"; else
+		fail "envd $opt documents every command and option" "missing:$missing"
+	fi
+done
+
+# ---- usage errors: exit 2, a message on stderr, nothing on stdout --------------
+R0=$T/root0
+mkroot "$R0"
+usage_case() { # WHAT ARG...
+	local what=$1
+	shift
+	e --root="$R0" --no-user "$@"
+	expect_rc "usage error: $what" 2
+	expect_no_out "usage error: $what"
+	if [ -s "$T/err" ]; then pass "usage error: $what: says why on stderr"; else
+		fail "usage error: $what: says why on stderr"
+	fi
+}
+usage_case "no command"
+usage_case "unknown command" frob
+usage_case "too many arguments" show someone extra
+usage_case "unknown format (-f)" -f xml show
+usage_case "unknown format (--format=)" --format=yaml show
+usage_case "format without argument" show -f
+usage_case "unknown option" --bogus show
+usage_case "unknown short option" -Z show
+usage_case "relative --user-dir" --user-dir=rel/dir show
+usage_case "relative --root" --root=rel show
+usage_case "--explain with --format=shell" --explain --format=shell show
+usage_case "--format=shell with --explain" -f shell -e show
+usage_case "--explain with --format=nul" -e -f nul show
+e --root="$R0" --no-user frob
+expect_err_has "unknown command: message" "envd: unknown command: frob"
+e --root="$R0" --no-user -f xml show
+expect_err_has "unknown format: message" "envd: unknown format: xml"
+
+# ---- unknown user: exit 3 -----------------------------------------------------
+no_uid=4000123
+while getent passwd "$no_uid" >/dev/null 2>&1; do no_uid=$((no_uid + 1)); done
+for u in envd-no-such-user-zz "$no_uid" ""; do
+	e --root="$R0" --no-user show "$u"
+	expect_rc "unknown user '$u'" 3
+	expect_no_out "unknown user '$u'"
+	expect_err_has "unknown user '$u': message" "envd: $u: no such user"
+done
+e --root="$R0" --no-user check envd-no-such-user-zz
+expect_rc "check: unknown user" 3
+
+# ---- formats ------------------------------------------------------------------
+# The fixture holds the hard values; a second file adds control characters.
+F=$T/fmt
+mkroot "$F/r"
+mkdir -p "$F/u" "$F/run"
+cp "$FIX/values.conf" "$F/u/10-values.conf"
+printf 'CTRL="a\tb\033[1mc\001d"\nDEL="x\177y"\n' >"$F/u/20-ctrl.conf"
+exp_names=(SQ NL DQ BS DOLLAR UTF SPACES EQ STAR TRAIL CONT ONEQ TRAILNL LEADNL CMDV BTV SEMI
+	JSONISH CTRL DEL)
+exp_values=(
+	"it's"
+	$'line1\nline2'
+	'say "hi"'
+	'a\b\\c'
+	'$HOME'
+	'héllo wörld ✓ 日本'
+	'  lead and trail  '
+	'a=b=c'
+	'*'
+	'ends with \'
+	'one  two'
+	"'"
+	$'x\n'
+	$'\ny'
+	'$(touch pwned)'
+	'`touch pwned`'
+	'a; touch pwned; b'
+	'{"k": [1, "u0041"]}'
+	$'a\tb\033[1mc\001d'
+	$'x\177y'
+)
+fe() { e --root="$F/r" --user-dir="$F/u" "$@"; }
+
+# nul: split on \0, compared with the values written above
+fe show --format=nul
+expect_rc "show --format=nul" 0
+expect_no_err "show --format=nul"
+cp "$T/out" "$F/nul"
+expected_nul() {
+	local i
+	for i in "${!exp_names[@]}"; do printf '%s=%s\0' "${exp_names[$i]}" "${exp_values[$i]}"; done
+}
+expected_nul >"$F/nul.expected"
+ok "nul: every NAME=VALUE\\0 byte-identical, in order of first definition" cmp -s "$F/nul" "$F/nul.expected"
+got_names=()
+got_values=()
+while IFS= read -r -d '' kv; do
+	got_names+=("${kv%%=*}")
+	got_values+=("${kv#*=}")
+done <"$F/nul"
+ok "nul: split on \\0 gives ${#exp_names[@]} entries" test "${#got_names[@]}" -eq "${#exp_names[@]}"
+ok "nul: the last byte is \\0" test "$(tail -c 1 "$F/nul" | od -An -tx1 | tr -d ' ')" = 00
+bad=
+for i in "${!exp_names[@]}"; do
+	[ "${got_names[$i]:-}" = "${exp_names[$i]}" ] && [ "${got_values[$i]:-}" = "${exp_values[$i]}" ] ||
+		bad="$bad ${exp_names[$i]}"
+done
+if [ -z "$bad" ]; then pass "nul: each name and value read back identical"; else
+	fail "nul: each name and value read back identical" "differ:$bad"
+fi
+
+# env: NAME=VALUE lines, the value raw
+fe show
+expect_rc "show (default format env)" 0
+expected_env=
+for i in "${!exp_names[@]}"; do expected_env+="${exp_names[$i]}=${exp_values[$i]}"$'\n'; done
+expect_out "show (env)" "$expected_env"
+expect_no_err "show (env)"
+fe show -f env
+expect_out "show -f env" "$expected_env"
+
+# shell: eval'ed back in each shell, the values come out byte-identical and
+# nothing in them runs
+fe show --format=shell
+expect_rc "show --format=shell" 0
+expect_no_err "show --format=shell"
+cp "$T/out" "$F/shell"
+n_export=$(grep -c '^export [A-Z_]*=' "$F/shell")
+ok "shell: one export line per variable" test "$n_export" -eq "${#exp_names[@]}"
+# shellcheck disable=SC2016
+readback='eval "$(cat "$1")" || exit 9; shift
+for n do eval "v=\${$n}"; printf "%s=%s\0" "$n" "$v"; done'
+for sh in sh dash bash; do
+	if ! have "$sh"; then
+		skip "shell: eval in $sh (not installed)"
+		continue
+	fi
+	rm -f "$F/run/pwned"
+	(cd "$F/run" && env -i PATH="$PATH" "$sh" -c "$readback" sh "$F/shell" "${exp_names[@]}") \
+		>"$F/back.$sh" 2>"$F/back.$sh.err"
+	ok "shell: eval in $sh gives byte-identical values" cmp -s "$F/back.$sh" "$F/nul.expected"
+	ok "shell: eval in $sh runs nothing from the values" test ! -e "$F/run/pwned"
+	ok "shell: eval in $sh is silent" test ! -s "$F/back.$sh.err"
+done
+# the exported variables reach a child process too
+if have bash; then
+	(cd "$F/run" && env -i PATH="$PATH" bash -c 'eval "$(cat "$1")"; env -0' sh "$F/shell") >"$F/child"
+	declare -A child=()
+	while IFS= read -r -d '' kv; do child[${kv%%=*}]=${kv#*=}; done <"$F/child"
+	bad=
+	for i in "${!exp_names[@]}"; do
+		[ "${child[${exp_names[$i]}]-unset}" = "${exp_values[$i]}" ] || bad="$bad ${exp_names[$i]}"
+	done
+	if [ -z "$bad" ]; then pass "shell: the values are exported to children"; else
+		fail "shell: the values are exported to children" "missing:$bad"
+	fi
+fi
+
+# json: one object; python3 and jq read back the same names, in order, and values
+fe show --format=json
+expect_rc "show --format=json" 0
+expect_no_err "show --format=json"
+cp "$T/out" "$F/json"
+if have python3; then
+	# shellcheck disable=SC2016
+	ok "json: python3 parses it; names in order, values identical" python3 -c '
+import json, sys
+doc = open(sys.argv[1], "rb").read().decode("utf-8")
+pairs = json.loads(doc, object_pairs_hook=list)
+raw = open(sys.argv[2], "rb").read()
+assert raw.endswith(b"\0")
+want = [tuple(e.decode("utf-8").split("=", 1)) for e in raw[:-1].split(b"\0")]
+if pairs != want:
+    print("got ", pairs, "\nwant", want, file=sys.stderr)
+    sys.exit(1)
+' "$F/json" "$F/nul.expected"
+else
+	skip "json: python3 (not installed)"
+fi
+if have jq; then
+	jq -j 'to_entries[] | .key + "=" + .value + "\u0000"' "$F/json" >"$F/json.jq" 2>"$F/json.jq.err"
+	ok "json: jq parses it; names in order, values identical" cmp -s "$F/json.jq" "$F/nul.expected"
+	ok "json: jq reads exactly one object" test "$(jq -s 'length' "$F/json")" = 1
+else
+	skip "json: jq (not installed)"
+fi
+
+# no variables at all: each format is still well-formed
+E0=$T/empty
+mkroot "$E0/r"
+mkdir -p "$E0/u"
+for f in env shell nul; do
+	e --root="$E0/r" --user-dir="$E0/u" show -f "$f"
+	expect_rc "no variables, -f $f" 0
+	expect_no_out "no variables, -f $f"
+done
+e --root="$E0/r" --user-dir="$E0/u" show -f json
+expect_out "no variables, -f json" $'{}\n'
+if have jq; then ok "no variables: json parses" jq -e 'length == 0' "$T/out" >/dev/null; fi
+
+# ---- --explain and `envd files` -------------------------------------------------
+X=$T/x
+R=$X/r
+U=$X/u
+mkroot "$R"
+mkdir -p "$U"
+printf 'B=1\nA=1\n' >"$R/etc/environment.d/10-first.conf"
+printf 'Z=masked\n' >"$R/usr/lib/environment.d/10-first.conf"
+ln -s /dev/null "$R/run/environment.d/20-null.conf"
+printf 'Y=masked\n' >"$R/usr/lib/environment.d/20-null.conf"
+printf 'W=1\n' >"$R/etc/environment.d/25-gw.conf"
+chmod 664 "$R/etc/environment.d/25-gw.conf"
+printf '# comment\n\nB=2\nC=multi\\\n line\nD=4\n' >"$U/30-later.conf"
+mkdir "$R/usr/local/lib/environment.d/50-dir.conf"
+printf 'V=masked\n' >"$R/usr/lib/environment.d/50-dir.conf"
+ln -s "$X/nonexistent" "$R/etc/environment.d/60-dangling.conf"
+printf 'Q=masked\n' >"$R/usr/lib/environment.d/60-dangling.conf"
+printf 'E=user\n' >"$U/70-x.conf"
+printf 'E=etc\n' >"$R/etc/environment.d/70-x.conf"
+printf 'E=lib\n' >"$R/usr/lib/environment.d/70-x.conf"
+mkfifo "$R/run/environment.d/80-fifo.conf"
+printf 'F=${B}\n' >"$R/usr/lib/environment.d/9-b.conf"
+printf 'G=1\n' >"$R/usr/lib/environment.d/B.conf"
+printf 'H=${F}x\n' >"$R/usr/lib/environment.d/a.conf"
+printf 'J=hidden\n' >"$R/usr/lib/environment.d/.hidden.conf"
+printf 'K=1\n' >"$R/usr/lib/environment.d/README"
+E_=$R/etc/environment.d RU=$R/run/environment.d L=$R/usr/local/lib/environment.d UL=$R/usr/lib/environment.d
+files_expected="used    $E_/10-first.conf
+masked  $UL/10-first.conf (by $E_/10-first.conf)
+masks   $RU/20-null.conf (/dev/null)
+masked  $UL/20-null.conf (by $RU/20-null.conf)
+skipped $E_/25-gw.conf (writable by group or others)
+used    $U/30-later.conf
+masks   $L/50-dir.conf (a directory)
+masked  $UL/50-dir.conf (by $L/50-dir.conf)
+masks   $E_/60-dangling.conf (dangling symbolic link)
+masked  $UL/60-dangling.conf (by $E_/60-dangling.conf)
+used    $U/70-x.conf
+masked  $E_/70-x.conf (by $U/70-x.conf)
+masked  $UL/70-x.conf (by $U/70-x.conf)
+skipped $RU/80-fifo.conf (not a regular file)
+used    $UL/9-b.conf
+used    $UL/B.conf
+used    $UL/a.conf
+"
+errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped
+$RU/80-fifo.conf: error: not a regular file, skipped
+"
+xe() { e --root="$R" --user-dir="$U" "$@"; }
+
+xe show
+expect_rc "explain tree: show" 0
+expect_out "explain tree: show, order of first definition, later wins" 'B=2
+A=1
+C=multi line
+D=4
+E=user
+F=2
+G=1
+H=2x
+'
+expect_err "explain tree: show reports the skipped files" "$errors_expected"
+
+xe show --explain
+expect_rc "show --explain" 0
+expect_out "show --explain: file:line per variable, then every file with its state" "# $U/30-later.conf:3
+B=2
+# $E_/10-first.conf:2
+A=1
+# $U/30-later.conf:4
+C=multi line
+# $U/30-later.conf:6
+D=4
+# $U/70-x.conf:1
+E=user
+# $UL/9-b.conf:1
+F=2
+# $UL/B.conf:1
+G=1
+# $UL/a.conf:1
+H=2x
+# files, in the order they are read:
+$(printf '%s' "$files_expected" | sed 's/^/#   /')
+"
+expect_err "show --explain" "$errors_expected"
+xe show -e -f env
+expect_rc "show -e -f env" 0
+
+xe files
+expect_rc "files" 0
+expect_out "files: used/masked/masks/skipped, in strcmp order of basenames" "$files_expected"
+expect_err "files" "$errors_expected"
+
+xe show --explain --format=json
+expect_rc "show --explain --format=json" 0
+cp "$T/out" "$X/explain.json"
+if have python3; then
+	ok "show --explain --format=json: structure and content" python3 -c '
+import json, sys
+R, U = sys.argv[2], sys.argv[3]
+E, RU, L, UL = R + "/etc/environment.d", R + "/run/environment.d", R + "/usr/local/lib/environment.d", R + "/usr/lib/environment.d"
+doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), object_pairs_hook=list)
+def obj(pairs):
+    return dict(pairs)
+assert [k for k, _ in doc] == ["variables", "files"], doc
+top = dict(doc)
+vs = top["variables"]
+for v in vs:
+    assert [k for k, _ in v] == ["name", "value", "file", "line"], v
+got = [tuple(x for _, x in v) for v in vs]
+want = [("B", "2", U + "/30-later.conf", 3), ("A", "1", E + "/10-first.conf", 2),
+        ("C", "multi line", U + "/30-later.conf", 4), ("D", "4", U + "/30-later.conf", 6),
+        ("E", "user", U + "/70-x.conf", 1), ("F", "2", UL + "/9-b.conf", 1),
+        ("G", "1", UL + "/B.conf", 1), ("H", "2x", UL + "/a.conf", 1)]
+assert got == want, (got, want)
+fs = top["files"]
+for f in fs:
+    assert [k for k, _ in f] == ["path", "state", "user", "masked_by", "reason"], f
+got = [tuple(x for _, x in f) for f in fs]
+want = [
+    (E + "/10-first.conf", "used", False, None, None),
+    (UL + "/10-first.conf", "masked", False, E + "/10-first.conf", None),
+    (RU + "/20-null.conf", "masks", False, None, "/dev/null"),
+    (UL + "/20-null.conf", "masked", False, RU + "/20-null.conf", None),
+    (E + "/25-gw.conf", "skipped", False, None, "writable by group or others"),
+    (U + "/30-later.conf", "used", True, None, None),
+    (L + "/50-dir.conf", "masks", False, None, "a directory"),
+    (UL + "/50-dir.conf", "masked", False, L + "/50-dir.conf", None),
+    (E + "/60-dangling.conf", "masks", False, None, "dangling symbolic link"),
+    (UL + "/60-dangling.conf", "masked", False, E + "/60-dangling.conf", None),
+    (U + "/70-x.conf", "used", True, None, None),
+    (E + "/70-x.conf", "masked", False, U + "/70-x.conf", None),
+    (UL + "/70-x.conf", "masked", False, U + "/70-x.conf", None),
+    (RU + "/80-fifo.conf", "skipped", False, None, "not a regular file"),
+    (UL + "/9-b.conf", "used", False, None, None),
+    (UL + "/B.conf", "used", False, None, None),
+    (UL + "/a.conf", "used", False, None, None),
+]
+if got != want:
+    for g, w in zip(got, want):
+        if g != w: print("got ", g, "\nwant", w, file=sys.stderr)
+    sys.exit(1)
+' "$X/explain.json" "$R" "$U"
+else
+	skip "show --explain --format=json (python3 not installed)"
+fi
+if have jq; then
+	ok "show --explain --format=json: jq reads it" jq -e '.variables | length == 8' "$X/explain.json" >/dev/null
+fi
+
+# -v adds the notes about masked files; without it there are none
+xe -v show
+expect_err_has "-v: masked file noted" "$UL/10-first.conf: note: masked by $E_/10-first.conf"
+expect_err_has "-v: masking file noted" \
+	"$RU/20-null.conf: note: reads nothing (/dev/null) and masks the same name in later directories"
+xe show
+expect_err_lacks "no -v: no notes" ": note: "
+# -q: no diagnostics at all, the same output
+xe -q show
+expect_rc "-q show" 0
+expect_no_err "-q show"
+expect_out "-q show: same output" 'B=2
+A=1
+C=multi line
+D=4
+E=user
+F=2
+G=1
+H=2x
+'
+xe -q files
+expect_no_err "-q files"
+expect_out "-q files" "$files_expected"
+# stdout holds only the output even while diagnostics are printed
+xe -v -v show -f json
+expect_rc "-vv show -f json" 0
+ok "-vv show -f json: stderr has the tracing" test -s "$T/err"
+if have jq; then ok "-vv show -f json: stdout parses" jq -e 'length == 8' "$T/out" >/dev/null; fi
+xe check
+expect_no_out "check"
+
+# an empty file masks the same name in later directories
+M=$T/mask
+mkroot "$M/r"
+mkdir -p "$M/u"
+: >"$M/u/40-empty.conf"
+printf 'EMPTYMASKED=1\n' >"$M/r/etc/environment.d/40-empty.conf"
+printf 'KEEP=1\n' >"$M/r/etc/environment.d/41-keep.conf"
+e --root="$M/r" --user-dir="$M/u" show
+expect_out "an empty user file masks the system file" $'KEEP=1\n'
+e --root="$M/r" --user-dir="$M/u" files
+ok "files: the system file is masked by the empty file" \
+	grep -qxF "masked  $M/r/etc/environment.d/40-empty.conf (by $M/u/40-empty.conf)" "$T/out"
+# envd.h: ENVD_FILE_MASKS "holds a name only to mask: /dev/null, directory, empty"
+ok "files: an empty file is in state 'masks' (envd.h), not 'used'" \
+	grep -qE "^masks   $M/u/40-empty\.conf( \(.*\))?\$" "$T/out"
+
+# ---- envd check ----------------------------------------------------------------
+C=$T/check
+mkroot "$C/r"
+mkdir -p "$C/u"
+cp "$FIX/lint.conf" "$C/u/10-lint.conf"
+ce() { e --root="$C/r" --user-dir="$C/u" "$@"; }
+lf=$C/u/10-lint.conf
+lint_expected="$lf:3: error: A_EMPTY= has no value and sets nothing (environment.d cannot set an empty value, nor unset one)
+$lf:4: error: \"export FOO\": environment.d has no \"export\"; write NAME=VALUE
+$lf:5: warning: '~' is not expanded here; write \$HOME
+$lf:6: warning: command substitution (\$(...) or \`...\`) is not run here
+$lf:7: warning: command substitution (\$(...) or \`...\`) is not run here
+$lf:8: warning: '%' specifiers such as %h are not expanded here; write \$HOME
+$lf:9: warning: \$NOT_SET_ANYWHERE is not set here: it expands to nothing
+$lf:10: warning: \$NOT_SET_EITHER is not set here: it expands to nothing
+$lf:11: warning: EMPTY is set but empty: \${EMPTY:-...} gives empty, the default applies only when it is unset
+$lf:12: warning: \$NOPE is not set here: it expands to nothing
+$lf:12: warning: empty component in PATH: the current directory is searched (was a variable unset?)
+$lf:13: warning: '#' after the value is part of it; comments must start a line
+$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
+$lf:15: error: BASH_ENV refused: makes shells started later run code
+"
+ce check
+expect_rc "check: findings" 1
+expect_no_out "check"
+expect_err "check: one file:line: diagnostic per finding, exactly" "$lint_expected"
+ce check "$me"
+expect_rc "check USER" 1
+ce -q check
+expect_rc "check -q: findings" 1
+expect_no_err "check -q"
+expect_no_out "check -q"
+# show on the same files: errors only, no lint, and stdout parses
+ce show -f json
+expect_rc "show over a file with findings" 0
+expect_err_lacks "show: no lint warnings" ": warning: "
+expect_err_has "show: still reports the refused name" \
+	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
+if have python3; then
+	ok "show -f json over a file with findings: stdout is exactly the JSON" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert "LD_PRELOAD" not in d and "BASH_ENV" not in d and "FOO" not in d and "A_EMPTY" not in d, d
+assert d["DEFAULTED"] == "" and d["PATH"] == ":/x" and d["COMMENT"] == "1 # trailing", d
+assert d["FINE"].startswith("1:d::$:"), d
+' "$T/out"
+fi
+ce files
+expect_rc "files over a file with findings" 0
+expect_out "files over a file with findings" "used    $lf
+"
+
+# a clean file: exit 0, nothing printed
+cp "$FIX/clean.conf" "$C/r/etc/environment.d/10-clean.conf"
+printf 'MASKED_CLEAN=1\n' >"$C/r/usr/lib/environment.d/10-clean.conf"
+e --root="$C/r" --no-user check
+expect_rc "check: clean files (a masked one included)" 0
+expect_no_err "check: clean files"
+expect_no_out "check: clean files"
+e --root="$C/r" --no-user -v check
+expect_rc "check -v: notes are not findings" 0
+
+# policy: refused in a user file, fine in a system directory
+P=$T/policy
+mkroot "$P/r"
+mkdir -p "$P/u"
+cp "$FIX/system.conf" "$P/r/etc/environment.d/50-system.conf"
+e --root="$P/r" --user-dir="$P/u" check
+expect_rc "check: LD_PRELOAD/BASH_ENV in a system dir are not refused" 0
+expect_no_err "check: system dir LD_PRELOAD/BASH_ENV"
+e --root="$P/r" --user-dir="$P/u" show
+expect_out "show: LD_PRELOAD/BASH_ENV from a system dir" 'LD_PRELOAD=/usr/lib/libsystemwide.so
+BASH_ENV=/etc/bash_env
+'
+rm "$P/r/etc/environment.d/50-system.conf"
+cp "$FIX/system.conf" "$P/u/50-system.conf"
+e --root="$P/r" --user-dir="$P/u" check
+expect_rc "check: LD_PRELOAD/BASH_ENV in the user dir are refused" 1
+expect_err "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
+$P/u/50-system.conf:3: error: BASH_ENV refused: makes shells started later run code
+"
+e --root="$P/r" --user-dir="$P/u" show
+expect_no_out "show: refused names are not set"
+e --root="$P/r" --user-dir="$P/u" --user-allow=LD_PRELOAD show
+expect_out "--user-allow lifts a refusal" $'LD_PRELOAD=/usr/lib/libsystemwide.so\n'
+printf 'MY_VAR=1\nOTHER=2\n' >"$P/u/60-deny.conf"
+e --root="$P/r" --user-dir="$P/u" --user-deny='MY_*' show
+expect_out "--user-deny refuses more names" $'OTHER=2\n'
+expect_err_has "--user-deny: reported" "$P/u/60-deny.conf:1: error: MY_VAR refused: denied by the administrator (user_deny)"
+
+# files without the .conf suffix: not read, reported by check only
+N=$T/notconf
+mkroot "$N/r"
+mkdir -p "$N/u/sub" "$N/u/subdir.conf"
+printf 'OK=1\n' >"$N/u/10-ok.conf"
+printf 'NOTREAD1=1\n' >"$N/u/90-env"
+printf 'NOTREAD2=1\n' >"$N/u/20-upper.CONF"
+printf 'NOTREAD3=1\n' >"$N/u/.hidden"
+printf 'NOTREAD4=1\n' >"$N/r/etc/environment.d/environment"
+e --root="$N/r" --user-dir="$N/u" show
+expect_out "show: only .conf files are read (case-sensitive)" $'OK=1\n'
+expect_no_err "show: no lint about names"
+nc='warning: not read: environment.d reads only names ending in ".conf"'
+e --root="$N/r" --user-dir="$N/u" check
+expect_rc "check: files without .conf are findings" 1
+sort "$T/err" >"$N/err.sorted"
+expect_file "check: each file without .conf named, hidden files and directories not" "$N/err.sorted" \
+	"$(printf '%s\n' "$N/r/etc/environment.d/environment: $nc" "$N/u/20-upper.CONF: $nc" "$N/u/90-env: $nc" | sort)
+"
+
+# unreadable file (as root: see the temporary user below)
+if [ "$my_uid" != 0 ]; then
+	Q=$T/unread
+	mkroot "$Q/r"
+	mkdir -p "$Q/u"
+	printf 'OK=1\n' >"$Q/u/10-ok.conf"
+	printf 'SECRET=1\n' >"$Q/u/20-unreadable.conf"
+	chmod 000 "$Q/u/20-unreadable.conf"
+	e --root="$Q/r" --user-dir="$Q/u" check
+	expect_rc "check: unreadable file" 1
+	expect_err "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied, skipped
+"
+	e --root="$Q/r" --user-dir="$Q/u" files
+	expect_out "files: unreadable file skipped" "used    $Q/u/10-ok.conf
+skipped $Q/u/20-unreadable.conf (permission denied)
+"
+fi
+
+# ---- merge options --------------------------------------------------------------
+O=$T/opts
+mkroot "$O/r"
+mkdir -p "$O/u"
+printf 'PATH=/p:$PATH\nSHELL=/bin/other\nNEW=$SHELL\n' >"$O/r/etc/environment.d/10-a.conf"
+oe() { e --root="$O/r" --user-dir="$O/u" "$@"; }
+oe show
+expect_out "system files may override PATH and SHELL" "PATH=/p:$default_path
+SHELL=/bin/other
+NEW=/bin/other
+"
+oe --no-overwrite show
+expect_rc "--no-overwrite" 0
+expect_out "--no-overwrite keeps what the login has" "NEW=$my_shell
+"
+oe --no-overwrite -v show
+expect_err_has "--no-overwrite -v: kept variables noted" \
+	"$O/r/etc/environment.d/10-a.conf:1: note: PATH is already set and kept (nooverwrite)"
+oe --default-path=/only/here show
+expect_out "--default-path" "PATH=/p:/only/here
+SHELL=/bin/other
+NEW=/bin/other
+"
+printf 'LIT=$HOME/x ${B:-d} $$ ${C:+y}\n' >"$O/u/20-lit.conf"
+oe --no-expand show
+expect_out "--no-expand takes values literally" 'PATH=/p:$PATH
+SHELL=/bin/other
+NEW=$SHELL
+LIT=$HOME/x ${B:-d} $$ ${C:+y}
+'
+oe show
+ok "without --no-expand the same value expands" grep -qxF "LIT=$my_home/x d \$ " "$T/out"
+oe --no-user show
+expect_out "--no-user reads the system directories only" "PATH=/p:$default_path
+SHELL=/bin/other
+NEW=/bin/other
+"
+oe --no-user files
+expect_out "--no-user: files" "used    $O/r/etc/environment.d/10-a.conf
+"
+
+# ---- expansion base: passwd entry by default, the process environment with --inherit
+I=$T/inh
+mkroot "$I/r"
+mkdir -p "$I/h/.config/environment.d" "$I/x/environment.d" "$I/u"
+printf 'A=$HOME|$USER|$LOGNAME|$SHELL|$PATH|$FOO\n' >"$I/h/.config/environment.d/a.conf"
+printf 'X=xdg|$FOO\n' >"$I/x/environment.d/b.conf"
+cp "$I/h/.config/environment.d/a.conf" "$I/u/a.conf"
+e_env FOO=bar HOME=/elsewhere USER=someone SHELL=/bin/nope PATH=/bin:/usr/bin -- \
+	--root="$I/r" --user-dir="$I/u" show
+expect_out "without --inherit: HOME/USER/LOGNAME/SHELL from passwd, default PATH, nothing else" \
+	"A=$my_home|$me|$me|$my_shell|$default_path|
+"
+e_env FOO=bar HOME="$I/h" XDG_CONFIG_HOME="$I/x" -- --root="$I/r" files
+expect_rc "without --inherit: files" 0
+expect_out_lacks "without --inherit: \$HOME and \$XDG_CONFIG_HOME do not pick the user dir" "$I/"
+e_env -i FOO=bar HOME="$I/h" -- --inherit --root="$I/r" show
+expect_out "--inherit under env -i: the base is the process environment only" "A=$I/h|||||bar
+"
+e_env -i FOO=bar HOME="$I/h" -- --inherit --root="$I/r" files
+expect_out "--inherit: the user dir is \$HOME/.config/environment.d" "used    $I/h/.config/environment.d/a.conf
+"
+e_env -i FOO=bar HOME="$I/h" XDG_CONFIG_HOME="$I/x" -- --inherit --root="$I/r" show
+expect_out "--inherit: \$XDG_CONFIG_HOME/environment.d replaces \$HOME/.config/environment.d" "X=xdg|bar
+"
+e_env -i FOO=bar HOME="$I/h" XDG_CONFIG_HOME=relative/x -- --inherit --root="$I/r" show
+expect_out "--inherit: a relative \$XDG_CONFIG_HOME is ignored" "A=$I/h|||||bar
+"
+e_env -i FOO=bar HOME="$I/h" USER=u LOGNAME=l SHELL=/s PATH=/p -- --inherit --root="$I/r" show
+expect_out "--inherit: the process's USER/LOGNAME/SHELL/PATH" "A=$I/h|u|l|/s|/p|bar
+"
+e_env -i FOO=bar HOME="$I/h" -- --inherit --root="$I/r" --user-dir="$I/x/environment.d" show
+expect_out "--inherit with --user-dir: --user-dir wins" "X=xdg|bar
+"
+printf 'FOO=file\nBAR=file\n' >"$I/x/environment.d/c.conf"
+e_env -i FOO=bar HOME="$I/h" XDG_CONFIG_HOME="$I/x" -- --inherit --no-overwrite --root="$I/r" show
+expect_out "--inherit --no-overwrite keeps the process's variables" "X=xdg|bar
+BAR=file
+"
+
+# ---- USER argument --------------------------------------------------------------
+W=$T/who
+mkroot "$W/r"
+mkdir -p "$W/u"
+printf 'A=$HOME|$USER|$LOGNAME|$SHELL|$PATH\n' >"$W/u/a.conf"
+want="A=$my_home|$me|$me|$my_shell|$default_path
+"
+e --root="$W/r" --user-dir="$W/u" show
+expect_out "no USER: the caller" "$want"
+e --root="$W/r" --user-dir="$W/u" show "$me"
+expect_out "USER by name" "$want"
+e --root="$W/r" --user-dir="$W/u" show "$my_uid"
+expect_out "USER by uid" "$want"
+
+# ---- as root: another user's files are read with that user's rights -------------
+if [ "$my_uid" != 0 ]; then
+	skip "another user's files (not root)"
+elif ! have useradd || ! have userdel; then
+	skip "another user's files (no useradd/userdel)"
+else
+	cand=envdcli$$
+	if useradd -m -s /bin/sh "$cand" >/dev/null 2>&1; then
+		tmp_user=$cand
+	fi
+	if [ -z "$tmp_user" ]; then
+		skip "another user's files (useradd failed)"
+	else
+		IFS=: read -r _ _ tu_uid tu_gid _ tu_home tu_shell < <(getent passwd "$tmp_user")
+		D=$tu_home/.config/environment.d
+		S=$T/secret
+		mkdir -p "$D" "$S"
+		chmod 755 "$T" "$S"
+		mkroot "$S/r"
+		printf 'A=$HOME|$USER|$LOGNAME|$SHELL|$PATH\n' >"$D/10-a.conf"
+		printf 'SECRET=topsecret\n' >"$S/secret.conf"
+		chmod 600 "$S/secret.conf"
+		ln -s "$S/secret.conf" "$D/20-link.conf"
+		printf 'NOPE=1\n' >"$D/30-unreadable.conf"
+		printf 'PUBLIC=1\n' >"$S/public.conf"
+		ln -s "$S/public.conf" "$D/40-public.conf"
+		printf 'SYS=1\n' >"$S/r/etc/environment.d/50-sys.conf"
+		chmod 600 "$S/r/etc/environment.d/50-sys.conf"
+		chown -R "$tu_uid:$tu_gid" "$tu_home/.config"
+		chown -h "$tu_uid:$tu_gid" "$D/20-link.conf" "$D/40-public.conf"
+		chmod 000 "$D/30-unreadable.conf"
+		tu_out="A=$tu_home|$tmp_user|$tmp_user|$tu_shell|$default_path
+PUBLIC=1
+SYS=1
+"
+		tu_files="used    $D/10-a.conf
+skipped $D/20-link.conf (permission denied)
+skipped $D/30-unreadable.conf (permission denied)
+used    $D/40-public.conf
+used    $S/r/etc/environment.d/50-sys.conf
+"
+		tu_err="$D/20-link.conf: error: permission denied, skipped
+$D/30-unreadable.conf: error: permission denied, skipped
+"
+		e --root="$S/r" show "$tmp_user"
+		expect_rc "root, show USER" 0
+		expect_out "root, show USER: their files with their rights, system files with root's" "$tu_out"
+		expect_out_lacks "root, show USER: a symlink to a root-only file is not read" topsecret
+		expect_err "root, show USER" "$tu_err"
+		e --root="$S/r" show "$tu_uid"
+		expect_out "root, show UID" "$tu_out"
+		e --root="$S/r" files "$tmp_user"
+		expect_out "root, files USER" "$tu_files"
+		e --root="$S/r" check "$tmp_user"
+		expect_rc "root, check USER: unreadable files are findings" 1
+		expect_err "root, check USER: unreadable files" "$tu_err"
+		e --root="$S/r" --explain show "$tmp_user"
+		expect_out_lacks "root, show --explain USER: no secret" topsecret
+		e_env HOME=/root XDG_CONFIG_HOME=/root/.config -- --root="$S/r" files "$tmp_user"
+		expect_out "root, files USER: the caller's HOME does not matter" "$tu_files"
+		# the same user running envd: the same view
+		if have setpriv && setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups test -x "$ENVD" 2>/dev/null; then
+			setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups \
+				env -i PATH=/usr/bin:/bin "$ENVD" --root="$S/r" files >"$T/out" 2>"$T/err"
+			rc=$?
+			# as that user, the root-only 0600 system file cannot be read
+			expect_out "the user themselves: files" "used    $D/10-a.conf
+skipped $D/20-link.conf (permission denied)
+skipped $D/30-unreadable.conf (permission denied)
+used    $D/40-public.conf
+skipped $S/r/etc/environment.d/50-sys.conf (permission denied)
+"
+		else
+			skip "the user themselves (cannot run $ENVD as $tmp_user)"
+		fi
+	fi
+fi
+
+# ---- summary ----------------------------------------------------------------------
+echo "cli.sh: $checks checks, $failures failed, $skips skipped"
+[ "$failures" -eq 0 ] || exit 1
+exit 0
