@@ -58,15 +58,6 @@ int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
 	return 0;
 }
 
-int envd_buf_putc(struct envd_buf *b, char c)
-{
-	if (b->len + 1 < b->cap && b->len < b->max) {
-		b->data[b->len++] = c;
-		return 0;
-	}
-	return envd_buf_append(b, &c, 1);
-}
-
 char *envd_buf_steal(struct envd_buf *b, size_t *len)
 {
 	char *p;

@@ -206,8 +206,9 @@ extern const struct envd_policy_entry envd_default_deny[];
 bool envd_name_valid(const char *name, size_t len);
 
 /* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
- * cb is called for each assignment with the raw (unexpanded) value; value is
- * NULL when the line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
+ * cb is called for each assignment with the raw (unexpanded) value; key and
+ * value are NUL-terminated at key_len and value_len; value is NULL when the
+ * line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
 typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value, size_t value_len,
                               bool has_value, unsigned line, void *data);
 int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data);

@@ -21,7 +21,15 @@ void envd_buf_init(struct envd_buf *b, size_t max);
 void envd_buf_free(struct envd_buf *b);
 /* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended). */
 int envd_buf_append(struct envd_buf *b, const char *s, size_t n);
-int envd_buf_putc(struct envd_buf *b, char c);
+/* The parser's hot path: one byte, inline while there is room. */
+static inline int envd_buf_putc(struct envd_buf *b, char c)
+{
+	if (b->len + 1 < b->cap && b->len < b->max) {
+		b->data[b->len++] = c;
+		return 0;
+	}
+	return envd_buf_append(b, &c, 1);
+}
 /* NUL-terminates and hands the data over; the buffer is left empty. */
 char *envd_buf_steal(struct envd_buf *b, size_t *len);
 
@@ -45,6 +53,7 @@ struct envd_entry {
 	char *value;
 	size_t name_len;
 	size_t value_len;
+	uint64_t hash;
 	const char *file; /* not owned */
 	unsigned line;
 };
@@ -65,6 +74,13 @@ size_t envd_store_find(const struct envd_store *s, const char *name, size_t len)
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
                    size_t value_len, const char *file, unsigned line);
 uint64_t envd_hash(const char *s, size_t n);
+/* The same with the hash of name computed once by the caller. */
+size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
+int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
+                     const char *value, size_t value_len, const char *file, unsigned line);
+/* Like set, but takes value (malloc'd, NUL-terminated) on success. */
+int envd_store_put_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
+                     char *value, size_t value_len, const char *file, unsigned line);
 
 /* ---- safe file access ---- */
 enum envd_open_result {

@@ -276,11 +276,12 @@ static const char *lookup(const char *name, size_t len, size_t *vlen, void *data
 {
 	struct loader *ld = data;
 	const struct envd_store *s = &ld->res->store;
-	size_t i = envd_store_find(s, name, len);
+	uint64_t h = envd_hash(name, len);
+	size_t i = envd_store_find_h(s, name, len, h);
 
 	if (i == SIZE_MAX) {
 		s = &ld->base;
-		i = envd_store_find(s, name, len);
+		i = envd_store_find_h(s, name, len, h);
 	}
 	if (i == SIZE_MAX)
 		return NULL;
@@ -428,12 +429,13 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	return r;
 }
 
-static int store_value(struct loader *ld, const char *name, size_t name_len, const char *v,
-                       size_t vlen)
+/* Stores v; when *owned holds v's malloc'd buffer, the store takes it. */
+static int store_value(struct loader *ld, const char *name, size_t name_len, uint64_t h,
+                       const char *v, size_t vlen, char **owned)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_store *s = &ld->res->store;
-	size_t i = envd_store_find(s, name, name_len);
+	size_t i = envd_store_find_h(s, name, name_len, h);
 	size_t old = i == SIZE_MAX ? 0 : s->v[i].value_len + name_len + 2;
 	int r;
 
@@ -448,7 +450,12 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, con
 		           name);
 		return 0;
 	}
-	r = envd_store_set(s, name, name_len, v, vlen, ld->file, ld->line);
+	if (*owned) {
+		r = envd_store_put_h(s, name, name_len, h, *owned, vlen, ld->file, ld->line);
+		if (r == 0)
+			*owned = NULL; /* the store has it now */
+	} else
+		r = envd_store_set_h(s, name, name_len, h, v, vlen, ld->file, ld->line);
 	if (r == 0)
 		envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_SET, ld->file, ld->line, name, "%s set",
 		           name);
@@ -460,9 +467,11 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 {
 	struct loader *ld = data;
 	const struct envd_config *cfg = ld->cfg;
-	char *name = NULL, *expanded = NULL;
+	const char *name = key; /* NUL-terminated by the parser */
+	char *expanded = NULL;
 	const char *v = value, *why;
 	size_t vlen = value_len;
+	uint64_t h;
 	int r = 0;
 
 	ld->line = line;
@@ -476,9 +485,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (!envd_name_valid(key, key_len))
 		return bad_name(ld, key, key_len);
-	name = strndup(key, key_len);
-	if (!name)
-		return -ENOMEM;
+	h = envd_hash(name, key_len);
 	if (!has_value) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, name,
 		           "%s= has no value and sets nothing (environment.d cannot set an "
@@ -492,7 +499,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		goto out;
 	}
 	if ((cfg->flags & ENVD_NO_OVERWRITE) &&
-	    envd_store_find(&ld->base, name, key_len) != SIZE_MAX) {
+	    envd_store_find_h(&ld->base, name, key_len, h) != SIZE_MAX) {
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
 		           "%s is already set and kept (nooverwrite)", name);
 		goto out;
@@ -516,9 +523,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (cfg->flags & ENVD_LINT)
 		lint_value(ld, name, v, vlen);
-	r = store_value(ld, name, key_len, v, vlen);
+	r = store_value(ld, name, key_len, h, v, vlen, &expanded);
 out:
-	free(name);
 	free(expanded);
 	if (r < 0)
 		ld->fatal = r;

@@ -35,6 +35,12 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* bytes with no meaning in an unquoted value */
+static bool plain_byte(char c)
+{
+	return c && c != '\\' && !is_blank(c);
+}
+
 /* characters a backslash escapes inside double quotes */
 static bool dquote_escapable(char c)
 {
@@ -60,8 +66,12 @@ static int push(struct parser *p, bool trim_value)
 		klen = p->key_trim;
 	if (trim_value && p->value_trim != SIZE_MAX)
 		vlen = p->value_trim;
-	r = p->cb(p->key.data ? p->key.data : "", klen, p->has_value ? p->value.data : NULL,
-	          p->has_value ? vlen : 0, p->has_value, p->key_line, p->data);
+	/* both buffers always keep a spare byte: hand out C strings */
+	p->key.data[klen] = '\0';
+	if (p->has_value)
+		p->value.data[vlen] = '\0';
+	r = p->cb(p->key.data, klen, p->has_value ? p->value.data : NULL, p->has_value ? vlen : 0,
+	          p->has_value, p->key_line, p->data);
 	p->key.len = 0;
 	p->value.len = 0;
 	p->has_value = false;
@@ -139,12 +149,21 @@ int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 			} else if (c == '\\') {
 				st = VALUE_ESCAPE;
 				p.value_trim = SIZE_MAX;
-			} else {
-				if (!is_blank(c))
-					p.value_trim = SIZE_MAX;
-				else if (p.value_trim == SIZE_MAX)
+			} else if (is_blank(c)) {
+				if (p.value_trim == SIZE_MAX)
 					p.value_trim = p.value.len;
 				r = add_value(&p, c);
+			} else {
+				/* a run of ordinary bytes: one copy, no line ends */
+				size_t j = i + 1;
+
+				while (j < len && plain_byte(buf[j]))
+					j++;
+				p.value_trim = SIZE_MAX;
+				p.has_value = true;
+				r = envd_buf_append(&p.value, buf + i, j - i);
+				i = j - 1;
+				continue;
 			}
 			break;
 		case VALUE_ESCAPE:
@@ -180,6 +199,11 @@ int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 			/* since systemd 254 a comment always ends at its newline */
 			if (is_newline(c))
 				st = PRE_KEY;
+			else {
+				while (i + 1 < len && buf[i + 1] && !is_newline(buf[i + 1]))
+					i++;
+				continue;
+			}
 			break;
 		}
 		if (counts)

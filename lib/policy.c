@@ -236,9 +236,13 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name)
 	for (i = 0; i < p->deny.n; i++)
 		if (glob_match(p->deny.v[i], name))
 			return "denied by the administrator (user_deny)";
-	for (i = 0; p->defaults && !reason && envd_default_deny[i].pattern; i++)
-		if (glob_match(envd_default_deny[i].pattern, name))
+	for (i = 0; p->defaults && !reason && envd_default_deny[i].pattern; i++) {
+		const char *pat = envd_default_deny[i].pattern;
+
+		/* every default pattern starts with a literal: a cheap first test */
+		if (pat[0] == name[0] && glob_match(pat, name))
 			reason = envd_default_deny[i].reason;
+	}
 	/* allow lifts only entries of the default list */
 	for (i = 0; reason && i < p->allow.n; i++)
 		if (glob_match(p->allow.v[i], name))

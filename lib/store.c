@@ -1,8 +1,10 @@
 /* store.c - variables in order of first definition, indexed by a keyed hash.
  *
- * Names come from files a user controls, so the hash is SipHash-2-4 with a
- * per-store random key: nobody can precompute names that collide and turn
- * the linear load into a quadratic one. */
+ * Names come from files a user controls, so the hash is SipHash-1-3 with a
+ * random key per process: nobody can precompute names that collide and turn
+ * the linear load into a quadratic one.  One key for all stores means one
+ * hash per name serves every store it is looked up in; entries keep their
+ * hash, so growing the table hashes nothing again. */
 #include "config.h"
 
 #include <errno.h>
@@ -47,17 +49,15 @@ static uint64_t siphash(const uint64_t key[2], const char *s, size_t n)
 			m |= (uint64_t)p[i] << (8 * i);
 		v[3] ^= m;
 		sip_round(v);
-		sip_round(v);
 		v[0] ^= m;
 	}
 	for (i = 0; i < n; i++)
 		b |= (uint64_t)p[i] << (8 * i);
 	v[3] ^= b;
 	sip_round(v);
-	sip_round(v);
 	v[0] ^= b;
 	v[2] ^= 0xff;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		sip_round(v);
 	return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
@@ -106,10 +106,11 @@ void envd_store_free(struct envd_store *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static size_t probe(const struct envd_store *s, const char *name, size_t len, bool *found)
+static size_t probe(const struct envd_store *s, const char *name, size_t len, uint64_t h,
+                    bool *found)
 {
 	size_t mask = s->nslots - 1;
-	size_t i = (size_t)envd_hash(name, len) & mask;
+	size_t i = (size_t)h & mask;
 	const struct envd_entry *e;
 
 	for (;;) {
@@ -118,7 +119,7 @@ static size_t probe(const struct envd_store *s, const char *name, size_t len, bo
 			return i;
 		}
 		e = &s->v[s->slots[i] - 1];
-		if (e->name_len == len && memcmp(e->name, name, len) == 0) {
+		if (e->hash == h && e->name_len == len && memcmp(e->name, name, len) == 0) {
 			*found = true;
 			return i;
 		}
@@ -126,15 +127,20 @@ static size_t probe(const struct envd_store *s, const char *name, size_t len, bo
 	}
 }
 
-size_t envd_store_find(const struct envd_store *s, const char *name, size_t len)
+size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h)
 {
 	bool found;
 	size_t i;
 
 	if (!s->nslots)
 		return SIZE_MAX;
-	i = probe(s, name, len, &found);
+	i = probe(s, name, len, h, &found);
 	return found ? s->slots[i] - 1 : SIZE_MAX;
+}
+
+size_t envd_store_find(const struct envd_store *s, const char *name, size_t len)
+{
+	return s->n ? envd_store_find_h(s, name, len, envd_hash(name, len)) : SIZE_MAX;
 }
 
 static int rehash(struct envd_store *s, size_t nslots)
@@ -150,7 +156,7 @@ static int rehash(struct envd_store *s, size_t nslots)
 	}
 	s->nslots = nslots;
 	for (i = 0; i < s->n; i++) {
-		j = probe(s, s->v[i].name, s->v[i].name_len, &found);
+		j = probe(s, s->v[i].name, s->v[i].name_len, s->v[i].hash, &found);
 		s->slots[j] = (uint32_t)(i + 1);
 	}
 	free(old);
@@ -171,20 +177,37 @@ static char *dup_bytes(const char *p, size_t n)
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
                    size_t value_len, const char *file, unsigned line)
 {
+	return envd_store_set_h(s, name, name_len, envd_hash(name, name_len), value, value_len,
+	                        file, line);
+}
+
+int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
+                     const char *value, size_t value_len, const char *file, unsigned line)
+{
+	char *v = dup_bytes(value, value_len);
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	r = envd_store_put_h(s, name, name_len, h, v, value_len, file, line);
+	if (r < 0)
+		free(v);
+	return r;
+}
+
+int envd_store_put_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h, char *v,
+                     size_t value_len, const char *file, unsigned line)
+{
 	struct envd_entry *e;
 	size_t i;
 	bool found = false;
-	char *v;
 
 	if (s->n >= UINT32_MAX - 1)
 		return -ENOMEM;
 	/* keep the load factor at most 1/2 */
 	if ((s->n + 1) * 2 > s->nslots && rehash(s, s->nslots ? s->nslots * 2 : 64) < 0)
 		return -ENOMEM;
-	i = probe(s, name, name_len, &found);
-	v = dup_bytes(value, value_len);
-	if (!v)
-		return -ENOMEM;
+	i = probe(s, name, name_len, h, &found);
 	if (found) {
 		e = &s->v[s->slots[i] - 1];
 		s->bytes -= e->value_len;
@@ -194,20 +217,17 @@ int envd_store_set(struct envd_store *s, const char *name, size_t name_len, cons
 			size_t cap = s->cap ? s->cap * 2 : 32;
 			struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
 
-			if (!nv) {
-				free(v);
+			if (!nv)
 				return -ENOMEM;
-			}
 			s->v = nv;
 			s->cap = cap;
 		}
 		e = &s->v[s->n];
 		e->name = dup_bytes(name, name_len);
-		if (!e->name) {
-			free(v);
+		if (!e->name)
 			return -ENOMEM;
-		}
 		e->name_len = name_len;
+		e->hash = h;
 		s->slots[i] = (uint32_t)(++s->n);
 		s->bytes += name_len + 2;
 	}
