@@ -655,6 +655,65 @@ expect_file "check: each file without .conf named, hidden files and directories 
 	"$(printf '%s\n' "$N/r/etc/environment.d/environment: $nc" "$N/u/20-upper.CONF: $nc" "$N/u/90-env: $nc" | sort)
 "
 
+# NUL bytes, invalid UTF-8, an unsafe user directory
+B=$T/bad
+mkroot "$B/r"
+mkdir -p "$B/u"
+printf 'A=1\nB=\377x\nC=2\n' >"$B/u/10-utf8.conf"
+printf 'N=1\0\n' >"$B/u/20-nul.conf"
+e --root="$B/r" --user-dir="$B/u" check
+expect_rc "check: invalid UTF-8 and a NUL byte" 1
+expect_err "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped
+$B/u/20-nul.conf: error: contains a NUL byte, skipped (as systemd does)
+"
+e --root="$B/r" --user-dir="$B/u" show
+expect_out "show: invalid UTF-8 skips one assignment only" $'A=1\nC=2\n'
+e --root="$B/r" --user-dir="$B/u" files
+expect_out "files: a file with a NUL byte is skipped" "used    $B/u/10-utf8.conf
+skipped $B/u/20-nul.conf (contains a NUL byte)
+"
+chmod 775 "$B/u"
+e --root="$B/r" --user-dir="$B/u" check
+expect_rc "check: group-writable user directory" 1
+expect_err "check: group-writable user directory" "$B/u: error: user directory writable by group or others, skipped
+"
+e --root="$B/r" --user-dir="$B/u" show
+expect_rc "show: group-writable user directory" 0
+expect_no_out "show: group-writable user directory is not read"
+chmod 755 "$B/u"
+# a write error is a failure
+if [ -w /dev/full ]; then
+	"$ENVD" --root="$B/r" --user-dir="$B/u" show >/dev/full 2>"$T/err"
+	rc=$?
+	expect_rc "show >/dev/full" 3
+	expect_err_has "show >/dev/full: says so" "envd: write error"
+fi
+
+# hostile file names: the output formats stay intact
+HN=$T/names
+mkroot "$HN/r"
+mkdir -p "$HN/u"
+printf 'A=1\n' >"$HN/u/bad$(printf '\377').conf"
+printf 'B=1\n' >"$HN/u/nl
+used    \$HOME-FAKE=1.conf"
+printf 'C=1\n' >"$HN/u/esc$(printf '\033')[31m.conf"
+e --root="$HN/r" --user-dir="$HN/u" show
+expect_out "odd file names: show" $'A=1\nC=1\nB=1\n'
+e --root="$HN/r" --user-dir="$HN/u" files
+ok "odd file names: files prints one line per file" test "$(wc -l <"$T/out")" -eq 3
+e --root="$HN/r" --user-dir="$HN/u" show --explain
+grep -v '^#' "$T/out" >"$HN/explain.vars"
+expect_file "odd file names: show --explain adds only comment lines" "$HN/explain.vars" $'A=1\nC=1\nB=1\n'
+e --root="$HN/r" --user-dir="$HN/u" show --explain --format=json
+if have python3; then
+	ok "odd file names: show --explain --format=json is valid JSON (UTF-8)" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert [(v["name"], v["value"]) for v in d["variables"]] == [("A", "1"), ("C", "1"), ("B", "1")], d
+assert len(d["files"]) == 3, d
+' "$T/out"
+fi
+
 # unreadable file (as root: see the temporary user below)
 if [ "$my_uid" != 0 ]; then
 	Q=$T/unread
