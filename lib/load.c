@@ -647,7 +647,8 @@ static int set_dirs(struct loader *ld)
 		p = malloc(rl + sl + 1);
 		if (!p || !own_string(ld->res, p))
 			return -ENOMEM;
-		memcpy(p, cfg->root, rl);
+		if (rl)
+			memcpy(p, cfg->root, rl);
 		memcpy(p + rl, sys[i], sl + 1);
 		ld->dir_paths[ld->ndirs++] = p;
 	}
