@@ -304,8 +304,8 @@ static inline void tu_rm_rf(const char *path)
 /* ---- a temporary root with a user directory and the four system ones ---------- */
 
 struct tu_tree {
-	char root[TU_PATH];
-	char home[TU_PATH];
+	char root[TU_PATH / 4];
+	char home[TU_PATH / 2];
 	char user[TU_PATH];     /* home/.config/environment.d */
 	char etc[TU_PATH];      /* root/etc/environment.d */
 	char run[TU_PATH];      /* root/run/environment.d */
