@@ -8,6 +8,10 @@
 # Makefile; run by hand it finds them from its own location.  Exit 0 pass,
 # 1 fail, 77 skip.  Every check prints "ok - ..." or "FAIL - ..." and the
 # last line counts them.
+
+# Literal $ and backslashes in single quotes are meant; cleanup runs from a trap.
+# shellcheck disable=SC2016,SC1003,SC2317
+
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -u
 umask 022
@@ -277,7 +281,6 @@ expect_no_err "show --format=shell"
 cp "$T/out" "$F/shell"
 n_export=$(grep -c '^export [A-Z_]*=' "$F/shell")
 ok "shell: one export line per variable" test "$n_export" -eq "${#exp_names[@]}"
-# shellcheck disable=SC2016
 readback='eval "$(cat "$1")" || exit 9; shift
 for n do eval "v=\${$n}"; printf "%s=%s\0" "$n" "$v"; done'
 for sh in sh dash bash; do
@@ -312,7 +315,6 @@ expect_rc "show --format=json" 0
 expect_no_err "show --format=json"
 cp "$T/out" "$F/json"
 if have python3; then
-	# shellcheck disable=SC2016
 	ok "json: python3 parses it; names in order, values identical" python3 -c '
 import json, sys
 doc = open(sys.argv[1], "rb").read().decode("utf-8")
@@ -833,9 +835,14 @@ elif ! have useradd || ! have userdel; then
 	skip "another user's files (no useradd/userdel)"
 else
 	cand=envdcli$$
-	if useradd -m -s /bin/sh "$cand" >/dev/null 2>&1; then
-		tmp_user=$cand
-	fi
+	for _ in 1 2 3 4 5; do # /etc/passwd may be locked by a concurrent useradd
+		if useradd -m -s /bin/sh "$cand" >/dev/null 2>&1; then
+			tmp_user=$cand
+			break
+		fi
+		getent passwd "$cand" >/dev/null 2>&1 && break
+		sleep 0.2
+	done
 	if [ -z "$tmp_user" ]; then
 		skip "another user's files (useradd failed)"
 	else
