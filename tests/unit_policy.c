@@ -1,0 +1,313 @@
+/*
+ * unit_policy.c - the name policy for user files: every default entry
+ * refuses, globs ('*' any run, '?' one character, case-sensitive), allow
+ * lifts only default entries, the administrator's deny always wins, and bad
+ * patterns are refused with -EINVAL.
+ */
+#include "config.h"
+
+#include "testutil.h"
+
+static struct envd_policy *policy(bool defaults, const char *allow, const char *deny)
+{
+	struct envd_policy *p = envd_policy_new(defaults);
+
+	assert_non_null(p);
+	if (allow)
+		assert_int_equal(envd_policy_allow(p, allow), 0);
+	if (deny)
+		assert_int_equal(envd_policy_deny(p, deny), 0);
+	return p;
+}
+
+#define assert_refused(p, name)                                                                  \
+	do {                                                                                     \
+		const char *why_ = envd_policy_check((p), (name));                               \
+		if (!why_)                                                                       \
+			fail_msg("%s should be refused", (name));                                \
+		assert_true(why_[0] != '\0');                                                    \
+	} while (0)
+
+#define assert_allowed(p, name)                                                                  \
+	do {                                                                                     \
+		const char *why_ = envd_policy_check((p), (name));                               \
+		if (why_)                                                                        \
+			fail_msg("%s should be allowed, refused: %s", (name), why_);             \
+	} while (0)
+
+/* A name matched by pattern: '*' becomes "X_9" (or nothing), '?' "Q". */
+static void instance(char *out, size_t outsz, const char *pattern, bool empty_star)
+{
+	size_t j = 0;
+	const char *p;
+
+	for (p = pattern; *p; p++) {
+		const char *piece = *p == '*' ? (empty_star ? "" : "X_9") : NULL;
+		char one[2] = {*p == '?' ? 'Q' : *p, '\0'};
+
+		if (!piece)
+			piece = one;
+		assert_true(j + strlen(piece) < outsz);
+		memcpy(out + j, piece, strlen(piece));
+		j += strlen(piece);
+	}
+	out[j] = '\0';
+}
+
+static void test_default_entries_each_refused(void **state)
+{
+	struct envd_policy *p = policy(true, NULL, NULL);
+	char name[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; envd_default_deny[i].pattern; i++) {
+		const struct envd_policy_entry *e = &envd_default_deny[i];
+		const char *why;
+
+		assert_true(e->pattern[0] != '\0');
+		assert_non_null(e->reason);
+		assert_true(e->reason[0] != '\0');
+		instance(name, sizeof(name), e->pattern, false);
+		why = envd_policy_check(p, name);
+		if (!why)
+			fail_msg("%s (entry %s) is not refused", name, e->pattern);
+		if (strchr(e->pattern, '*') || strchr(e->pattern, '?')) {
+			instance(name, sizeof(name), e->pattern, true);
+			if (!strchr(e->pattern, '?'))
+				assert_refused(p, name);
+		} else {
+			/* an exact entry gives its own reason */
+			assert_string_equal(why, e->reason);
+		}
+	}
+	assert_true(i > 20);
+	envd_policy_free(p);
+}
+
+/* The names SECURITY.md lists, and a few more of each family. */
+static void test_documented_names_refused(void **state)
+{
+	static const char *const names[] = {
+	    /* loader and libc */
+	    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_", "GCONV_PATH", "GLIBC_TUNABLES",
+	    "MALLOC_CHECK_", "HOSTALIASES", "LOCPATH", "NLSPATH", "RES_OPTIONS",
+	    /* shell start-up */
+	    "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "BASH_FUNC_foo", "PS4", "IFS", "ZDOTDIR",
+	    /* interpreters */
+	    "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "NODE_OPTIONS",
+	    "RUBYOPT", "JAVA_TOOL_OPTIONS", "LUA_INIT", "LUA_INIT_5_4", "GIT_SSH_COMMAND",
+	    /* session identity */
+	    "XDG_SESSION_ID", "XDG_SESSION_TYPE", "XDG_SESSION_CLASS", "XDG_SEAT", "XDG_VTNR",
+	    "XDG_RUNTIME_DIR", "USER", "LOGNAME", "HOME", "SHELL", "SSH_CONNECTION",
+	    /* service managers */
+	    "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID",
+	};
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(names); i++)
+		assert_refused(p, names[i]);
+	envd_policy_free(p);
+}
+
+/* Ordinary names, and near misses of default entries, pass. */
+static void test_ordinary_names_allowed(void **state)
+{
+	static const char *const names[] = {
+	    "PATH", "EDITOR", "VISUAL", "PAGER", "LANG", "LC_ALL", "LANGUAGE", "TZ",
+	    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "MANPATH",
+	    "GOPATH", "SSH_AUTH_SOCK", "GTK_THEME", "QT_QPA_PLATFORMTHEME", "MOZ_ENABLE_WAYLAND",
+	    /* near misses */
+	    "LD", "LDFLAGS", "ld_preload", "MY_LD_PRELOAD", "ENVX", "XENV", "XDG_SEATX",
+	    "XDG_SESSION", "PYTHONPATHX", "BASH_FUNC", "HOMEDIR", "USERNAME", "SHELLX",
+	};
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(names); i++)
+		assert_allowed(p, names[i]);
+	envd_policy_free(p);
+}
+
+static void test_no_defaults_and_no_policy(void **state)
+{
+	struct envd_policy *p = policy(false, NULL, NULL);
+
+	(void)state;
+	assert_allowed(p, "LD_PRELOAD");
+	assert_allowed(p, "BASH_ENV");
+	envd_policy_free(p);
+	assert_null(envd_policy_check(NULL, "LD_PRELOAD"));
+	envd_policy_free(NULL);
+}
+
+struct gcase {
+	const char *pattern;
+	const char *name;
+	bool match;
+};
+
+static void test_globs(void **state)
+{
+	static const struct gcase cases[] = {
+	    {"ABC", "ABC", true},       {"ABC", "ABCD", false},     {"ABC", "AB", false},
+	    {"ABC", "abc", false},      {"A*", "A", true},          {"A*", "AB", true},
+	    {"A*", "BA", false},        {"*A", "A", true},          {"*A", "BA", true},
+	    {"*A", "AB", false},        {"*", "X", true},           {"**", "XYZ", true},
+	    {"A**", "A", true},         {"A?C", "ABC", true},       {"A?C", "AC", false},
+	    {"A?C", "ABBC", false},     {"?", "A", true},           {"?", "AB", false},
+	    {"??*", "A", false},        {"??*", "AB", true},        {"A*B*C", "AXXBYYC", true},
+	    {"A*B*C", "ABC", true},     {"A*B*C", "ACB", false},    {"*AB", "AAB", true},
+	    {"*AB", "ABAB", true},      {"*AB", "ABA", false},      {"A*A", "AA", true},
+	    {"A*A", "A", false},        {"A*A", "ABA", true},       {"A*A", "AAB", false},
+	    {"*_PATH", "MY_PATH", true}, {"*_PATH", "PATH", false}, {"*?", "A", true},
+	    {"X*Y?Z", "XaaYbZ", true},  {"X*Y?Z", "XaaYZ", false},  {"*A*", "BAB", true},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(cases); i++) {
+		struct envd_policy *p = policy(false, NULL, cases[i].pattern);
+		bool refused = envd_policy_check(p, cases[i].name) != NULL;
+
+		if (refused != cases[i].match)
+			fail_msg("pattern %s, name %s: expected %s", cases[i].pattern, cases[i].name,
+			         cases[i].match ? "match" : "no match");
+		envd_policy_free(p);
+	}
+}
+
+/* A long name against a pattern with many stars finishes at once. */
+static void test_glob_long_name(void **state)
+{
+	char *name = tu_repeat("A", 8192);
+	struct envd_policy *p = policy(false, NULL, "*A*A*A*A*A*A*A*A*B");
+
+	(void)state;
+	assert_allowed(p, name);
+	name[8191] = 'B';
+	assert_refused(p, name);
+	envd_policy_free(p);
+	free(name);
+}
+
+static void test_allow_lifts_defaults(void **state)
+{
+	struct envd_policy *p = policy(true, "LD_PRELOAD", NULL);
+
+	(void)state;
+	assert_allowed(p, "LD_PRELOAD");
+	assert_refused(p, "LD_LIBRARY_PATH");
+	assert_refused(p, "BASH_ENV");
+	envd_policy_free(p);
+
+	p = policy(true, "LD_*,XDG_SEAT", NULL);
+	assert_allowed(p, "LD_PRELOAD");
+	assert_allowed(p, "LD_AUDIT");
+	assert_allowed(p, "XDG_SEAT");
+	assert_refused(p, "XDG_VTNR");
+	envd_policy_free(p);
+
+	p = policy(true, "*", NULL);
+	assert_allowed(p, "BASH_ENV");
+	assert_allowed(p, "XDG_SESSION_ID");
+	envd_policy_free(p);
+}
+
+static void test_admin_deny_wins(void **state)
+{
+	struct envd_policy *p;
+	const char *why;
+	size_t i;
+
+	(void)state;
+	/* over an allow of the same name, in either order */
+	p = policy(true, "FOO", "FOO");
+	assert_refused(p, "FOO");
+	envd_policy_free(p);
+	p = envd_policy_new(true);
+	assert_non_null(p);
+	assert_int_equal(envd_policy_deny(p, "FOO"), 0);
+	assert_int_equal(envd_policy_allow(p, "FOO,*"), 0);
+	assert_refused(p, "FOO");
+	assert_allowed(p, "BASH_ENV"); /* the allow * still lifts defaults */
+	envd_policy_free(p);
+
+	/* over an allow that lifts a default */
+	p = policy(true, "LD_*", "LD_PRELOAD");
+	assert_refused(p, "LD_PRELOAD");
+	assert_allowed(p, "LD_AUDIT");
+	envd_policy_free(p);
+
+	/* without defaults too, and for names the defaults let through */
+	p = policy(false, "*", "EDITOR,PA?H");
+	assert_refused(p, "EDITOR");
+	assert_refused(p, "PATH");
+	assert_allowed(p, "PAGER");
+	/* its reason is not one of the default reasons */
+	why = envd_policy_check(p, "EDITOR");
+	for (i = 0; envd_default_deny[i].pattern; i++)
+		assert_string_not_equal(why, envd_default_deny[i].reason);
+	envd_policy_free(p);
+}
+
+static void test_separators(void **state)
+{
+	static const char *const in[] = {"A1", "B1", "C1", "D1", "E1", "F1", "G1"};
+	struct envd_policy *p = policy(false, NULL, "A1, B1:C1\tD1\nE1  F1,,:: G1,");
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(in); i++)
+		assert_refused(p, in[i]);
+	assert_allowed(p, "H1");
+	assert_allowed(p, "A1B1");
+	/* empty lists are fine and change nothing */
+	assert_int_equal(envd_policy_deny(p, ""), 0);
+	assert_int_equal(envd_policy_deny(p, " , :\t\n"), 0);
+	assert_int_equal(envd_policy_allow(p, ""), 0);
+	assert_allowed(p, "H1");
+	envd_policy_free(p);
+}
+
+static void test_bad_patterns(void **state)
+{
+	static const char *const bad[] = {
+	    "LD-PRELOAD", "A.B", "A[B]", "$X", "A=B", "\xc3\xa9", "A/B", "A;B",
+	    "{A}", "A\\B", "A!", "GOOD,BA-D", "A|B", "'A'", "\"A\"", "A\rB",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(bad); i++) {
+		struct envd_policy *p = envd_policy_new(true);
+
+		assert_non_null(p);
+		if (envd_policy_deny(p, bad[i]) != -EINVAL)
+			fail_msg("deny \"%s\" should give -EINVAL", bad[i]);
+		if (envd_policy_allow(p, bad[i]) != -EINVAL)
+			fail_msg("allow \"%s\" should give -EINVAL", bad[i]);
+		envd_policy_free(p);
+	}
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_default_entries_each_refused),
+	    cmocka_unit_test(test_documented_names_refused),
+	    cmocka_unit_test(test_ordinary_names_allowed),
+	    cmocka_unit_test(test_no_defaults_and_no_policy),
+	    cmocka_unit_test(test_globs),
+	    cmocka_unit_test(test_glob_long_name),
+	    cmocka_unit_test(test_allow_lifts_defaults),
+	    cmocka_unit_test(test_admin_deny_wins),
+	    cmocka_unit_test(test_separators),
+	    cmocka_unit_test(test_bad_patterns),
+	};
+
+	return cmocka_run_group_tests_name("unit_policy", tests, NULL, NULL);
+}
