@@ -153,7 +153,7 @@ struct envd_var {
 enum envd_file_state {
 	ENVD_FILE_USED,    /* read and parsed */
 	ENVD_FILE_MASKED,  /* shadowed by the same basename higher up */
-	ENVD_FILE_MASKS,   /* holds a name only to mask: /dev/null, directory, empty */
+	ENVD_FILE_MASKS,   /* holds a name only to mask: empty, /dev/null, directory, dangling */
 	ENVD_FILE_SKIPPED, /* unsafe, unreadable, too big, NUL bytes ... */
 };
 
@@ -204,6 +204,9 @@ extern const struct envd_policy_entry envd_default_deny[];
 /* ---- lower layers, exposed for tests and fuzzing ---- */
 
 bool envd_name_valid(const char *name, size_t len);
+/* Strict UTF-8 as systemd checks values: no overlongs, surrogates or
+ * noncharacters. */
+bool envd_utf8_valid(const char *s, size_t n);
 
 /* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
  * cb is called for each assignment with the raw (unexpanded) value; key and

@@ -268,6 +268,13 @@ enum envd_open_result envd_read_file(int dirfd, const char *name, const struct e
 	else
 		res = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, data, len,
 		                  reason);
+	if (res == ENVD_OPEN_OK && *len == 0) {
+		/* an empty file reads nothing and only masks, as in systemd */
+		free(*data);
+		*data = NULL;
+		*reason = "empty file";
+		res = ENVD_OPEN_MASK;
+	}
 	close(fd);
 	return res;
 }

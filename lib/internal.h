@@ -85,7 +85,7 @@ int envd_store_put_h(struct envd_store *s, const char *name, size_t name_len, ui
 /* ---- safe file access ---- */
 enum envd_open_result {
 	ENVD_OPEN_OK,
-	ENVD_OPEN_MASK,    /* names a mask: /dev/null, directory, dangling link */
+	ENVD_OPEN_MASK,    /* only masks: empty, /dev/null, directory, dangling link */
 	ENVD_OPEN_UNSAFE,  /* refused: owner, mode, type, pseudo file system */
 	ENVD_OPEN_ERROR,   /* cannot be opened or read */
 	ENVD_OPEN_TOO_BIG, /* over the size cap */
@@ -106,7 +106,5 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool check_par
  * into a malloc'd buffer. */
 enum envd_open_result envd_read_file(int dirfd, const char *name, const struct envd_check *chk,
                                      size_t max, char **data, size_t *len, const char **reason);
-
-bool envd_utf8_valid(const char *s, size_t n);
 
 #endif

@@ -124,6 +124,8 @@ int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void 
 		close(fd);
 		return -ENOMEM;
 	}
+	/* the duplicate shares the offset that the first listing left at the end */
+	rewinddir(d);
 	while ((de = readdir(d)) && seen++ < max) {
 		size_t len = strlen(de->d_name);
 
@@ -140,6 +142,8 @@ void envd_scan_sort(struct envd_scan *sc)
 {
 	size_t i;
 
+	if (sc->n < 2)
+		return;
 	qsort(sc->v, sc->n, sizeof(*sc->v), by_name);
 	for (i = 1; i < sc->n; i++)
 		if (strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {

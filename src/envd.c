@@ -101,13 +101,17 @@ static void on_diag(const struct envd_diag *d, void *data)
 		st->findings++;
 	if (st->verbose < level)
 		return;
-	if (d->file && d->line)
-		fprintf(stderr, "%s:%u: %s: %s\n", d->file, d->line, sev_name(d->severity),
-		        d->message);
-	else if (d->file)
-		fprintf(stderr, "%s: %s: %s\n", d->file, sev_name(d->severity), d->message);
-	else
-		fprintf(stderr, "envd: %s: %s\n", sev_name(d->severity), d->message);
+	/* file names and the paths inside messages are not ours: escaped */
+	if (d->file) {
+		print_text(stderr, d->file);
+		if (d->line)
+			fprintf(stderr, ":%u", d->line);
+		fputs(": ", stderr);
+	} else
+		fputs("envd: ", stderr);
+	fprintf(stderr, "%s: ", sev_name(d->severity));
+	print_text(stderr, d->message);
+	fputc('\n', stderr);
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -151,7 +155,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	o->default_path = ENVD_DEFAULT_PATH;
-	while ((c = getopt_long(argc, argv, "f:eqvhV", longopts, NULL)) != -1) {
+	opterr = 0; /* our own messages, without the full argv[0] */
+	while ((c = getopt_long(argc, argv, ":f:eqvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (parse_format(optarg, &o->format) < 0)
@@ -200,8 +205,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'V':
 			printf("envd (pam_envd) %s\n", envd_version());
 			exit(EXIT_OK);
+		case ':':
+			return usage_error("option needs an argument", argv[optind - 1]);
 		default:
-			return EXIT_USAGE;
+			return usage_error("unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -239,6 +246,8 @@ static struct passwd *find_user(const char *user)
 	pw = getpwnam(user);
 	if (pw || !*user)
 		return pw;
+	if (*user < '0' || *user > '9')
+		return NULL; /* digits only: no sign, no blanks */
 	errno = 0;
 	uid = strtoul(user, &end, 10);
 	if (*end || errno || uid > (uid_t)-2)

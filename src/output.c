@@ -48,9 +48,51 @@ static void shell_quote(FILE *out, const char *s, size_t n)
 	fputc('\'', out);
 }
 
+/* Length of the character at s (n bytes left) when it is valid UTF-8 and
+ * not a C1 control, else 0. */
+static size_t utf8_char(const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t k = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+
+	if (k == 0 || k > n || !envd_utf8_valid(s, k))
+		return 0;
+	if (k == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0)
+		return 0; /* U+0080..U+009F: terminal controls */
+	return k;
+}
+
+/* A file name or other text that is not ours, for a line of text: control
+ * characters, backslashes and bytes that are not UTF-8 escaped, so that a
+ * hostile name can neither forge lines nor drive a terminal. */
+void print_text(FILE *out, const char *s)
+{
+	size_t n = strlen(s), i, k;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x80 && (k = utf8_char(s + i, n - i))) {
+			fwrite(s + i, 1, k, out);
+			i += k - 1;
+		} else if (c == '\\')
+			fputs("\\\\", out);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+/* JSON string; bytes that are not UTF-8 (possible in file names, never in
+ * values) become U+FFFD so that the output always parses. */
 static void json_string(FILE *out, const char *s, size_t n)
 {
-	size_t i;
+	size_t i, k;
 
 	fputc('"', out);
 	for (i = 0; i < n; i++) {
@@ -75,8 +117,14 @@ static void json_string(FILE *out, const char *s, size_t n)
 		default:
 			if (c < 0x20 || c == 0x7f)
 				fprintf(out, "\\u%04x", c);
-			else
-				fputc(c, out); /* values are valid UTF-8 */
+			else if (c < 0x80)
+				fputc(c, out);
+			else if ((k = utf8_char(s + i, n - i)) ||
+			         (c == 0xc2 && i + 1 < n && envd_utf8_valid(s + i, 2) && (k = 2))) {
+				fwrite(s + i, 1, k, out);
+				i += k - 1;
+			} else
+				fputs("\\ufffd", out);
 		}
 	}
 	fputc('"', out);
@@ -131,10 +179,13 @@ void print_files(FILE *out, const struct envd_result *res, const char *prefix)
 	for (i = 0; i < n; i++) {
 		const struct envd_file *f = envd_result_file(res, i);
 
-		fprintf(out, "%s%-7s %s", prefix, file_state_name(f->state), f->path);
-		if (f->state == ENVD_FILE_MASKED)
-			fprintf(out, " (by %s)", f->masked_by);
-		else if (f->state != ENVD_FILE_USED && f->reason)
+		fprintf(out, "%s%-7s ", prefix, file_state_name(f->state));
+		print_text(out, f->path);
+		if (f->state == ENVD_FILE_MASKED) {
+			fputs(" (by ", out);
+			print_text(out, f->masked_by);
+			fputc(')', out);
+		} else if (f->state != ENVD_FILE_USED && f->reason)
 			fprintf(out, " (%s)", f->reason);
 		fputc('\n', out);
 	}
@@ -153,8 +204,11 @@ void print_result(FILE *out, const struct envd_result *res, enum out_format f, b
 	for (i = 0; i < n; i++) {
 		const struct envd_var *v = envd_result_var(res, i);
 
-		if (explain)
-			fprintf(out, "# %s:%u\n", v->file, v->line);
+		if (explain) {
+			fputs("# ", out);
+			print_text(out, v->file);
+			fprintf(out, ":%u\n", v->line);
+		}
 		switch (f) {
 		case FORMAT_ENV:
 			fprintf(out, "%s=", v->name);

@@ -12,5 +12,6 @@ int parse_format(const char *s, enum out_format *f);
 void print_result(FILE *out, const struct envd_result *res, enum out_format f, bool explain);
 void print_files(FILE *out, const struct envd_result *res, const char *prefix);
 const char *file_state_name(enum envd_file_state s);
+void print_text(FILE *out, const char *s);
 
 #endif
