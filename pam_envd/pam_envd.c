@@ -205,10 +205,6 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.user_uid = pw ? pw->pw_uid : 0;
 	cfg.system_uid = 0;
 	cfg.system_dirs = (const char *const *)opt.system_dirs;
-	/* WORKAROUND(lib): set_dirs() in lib/load.c passes a NULL root to
-	 * memcpy (length 0, still undefined behaviour, caught by UBSan).  ""
-	 * means the same; back to NULL once lib guards it. */
-	cfg.root = "";
 	cfg.base_env = (const char *const *)base;
 	cfg.flags = opt.flags & (ENVD_NO_OVERWRITE | ENVD_NO_EXPAND);
 	cfg.policy = opt.policy;

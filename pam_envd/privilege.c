@@ -19,7 +19,7 @@
  *  - Nothing of the user directory is stat'ed, opened or read with root's
  *    file-system identity.  The engine calls pe_priv_enter() before its first
  *    access and pe_priv_leave() after its last, once per load.  enter switches
- *    fsuid/fsgid to the user and clears the supplementary groups
+ *    fsuid/fsgid to the user and drops root's supplementary groups
  *    (pam_modutil_drop_priv), then verifies the switch from the kernel's
  *    answer; if anything is off, the user side is skipped, never read as root.
  *    Read as the user, a symlink can only reach what the user could read
@@ -68,6 +68,25 @@ static gid_t current_fsgid(void)
 	return (gid_t)setfsgid((gid_t)-1);
 }
 
+/* True when no supplementary group is left but the user's primary group
+ * (Linux-PAM clears the list upstream; some distributions set it to the
+ * primary group): root's groups must not travel with the user's fsuid. */
+static bool groups_dropped(gid_t gid)
+{
+	gid_t list[8];
+	int n = getgroups(0, NULL);
+
+	if (n == 0)
+		return true;
+	if (n < 0 || n > (int)(sizeof(list) / sizeof(list[0])))
+		return false;
+	n = getgroups(n, list);
+	for (int i = 0; i < n; i++)
+		if (list[i] != gid)
+			return false;
+	return n >= 0;
+}
+
 /* True when the process now has exactly the user's file-system identity, or
  * when there was nothing to switch (not root, or the user is root). */
 static bool switched(const struct passwd *pw)
@@ -75,7 +94,7 @@ static bool switched(const struct passwd *pw)
 	if (geteuid() != 0 || pw->pw_uid == 0)
 		return true;
 	return current_fsuid() == pw->pw_uid && current_fsgid() == pw->pw_gid &&
-	       getgroups(0, NULL) == 0;
+	       groups_dropped(pw->pw_gid);
 }
 
 int pe_priv_enter(void *data)

@@ -1,0 +1,226 @@
+# e2e_lib.sh - sourced by the root end-to-end tests of pam_envd.so.
+#
+# What an admin would do, for real: users made with useradd, a service file
+# in /etc/pam.d, pamtester opening sessions, and a pam_exec helper stacked
+# after pam_envd that records the environment it is given (as root, the way
+# every pam_exec helper runs).  Everything created is removed on exit, also
+# on failure or interruption.  Without root the tests skip (exit 77).
+#
+# Set by the caller or automake: top_builddir, top_srcdir, ENVD,
+# ENVD_SANITIZERS, CC.
+
+set -u
+
+MODULE=${PAM_ENVD_MODULE:-$top_builddir/pam_envd/.libs/pam_envd.so}
+E2E_TMP=
+E2E_USERS=()
+E2E_SERVICES=()
+E2E_FAILS=0
+E2E_PASSES=0
+E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
+
+e2e_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+e2e_cleanup() {
+	local u s i
+	for s in "${E2E_SERVICES[@]}"; do
+		rm -f "/etc/pam.d/$s"
+	done
+	for u in "${E2E_USERS[@]}"; do
+		for i in $(seq 1 50); do
+			userdel -f "$u" >/dev/null 2>&1 && break
+			getent passwd "$u" >/dev/null || break
+			sleep 0.2
+		done
+		getent group "$u" >/dev/null 2>&1 && groupdel "$u" >/dev/null 2>&1
+	done
+	if [ -n "$E2E_TMP" ] && [ -d "$E2E_TMP" ]; then
+		chmod -R u+rwx "$E2E_TMP" 2>/dev/null
+		rm -rf "$E2E_TMP"
+	fi
+}
+
+# e2e_init: checks the prerequisites, makes the scratch directory and the
+# helper, and arms the cleanup.
+e2e_init() {
+	[ "$(id -u)" = 0 ] || e2e_skip "end-to-end tests need root"
+	local c
+	for c in pamtester useradd userdel groupdel getent setpriv timeout; do
+		command -v "$c" >/dev/null 2>&1 || e2e_skip "$c is not installed"
+	done
+	[ -f "$MODULE" ] || { echo "FAIL: $MODULE not built"; exit 1; }
+	trap e2e_cleanup EXIT
+	trap 'exit 130' INT TERM HUP
+	E2E_TMP=$(mktemp -d /tmp/pam-envd-e2e.XXXXXX)
+	chmod 755 "$E2E_TMP" # the users' homes live below: they must get through
+	mkdir -p "$E2E_TMP/bin" "$E2E_TMP/out" "$E2E_TMP/home" "$E2E_TMP/sys"
+	chmod 755 "$E2E_TMP/bin" "$E2E_TMP/home" "$E2E_TMP/sys"
+	chmod 700 "$E2E_TMP/out"
+	for c in etc/environment.d run/environment.d usr/local/lib/environment.d usr/lib/environment.d; do
+		mkdir -p "$E2E_TMP/sys/$c"
+	done
+	chmod -R 755 "$E2E_TMP/sys"
+	SYSDIRS="$E2E_TMP/sys/etc/environment.d:$E2E_TMP/sys/run/environment.d"
+	SYSDIRS="$SYSDIRS:$E2E_TMP/sys/usr/local/lib/environment.d:$E2E_TMP/sys/usr/lib/environment.d"
+	OUT=$E2E_TMP/out
+	HELPER=$E2E_TMP/bin/record-env
+	# A helper written as carelessly as many are: a bash script, run as
+	# root by pam_exec with the PAM environment.  BASH_ENV, SHELLOPTS or
+	# LD_PRELOAD from a user file would run code here.
+	cat >"$HELPER" <<'EOF'
+#!/bin/bash
+[ "${PAM_TYPE:-}" = open_session ] || exit 0
+/usr/bin/env -0 >"$1/${PAM_USER}.${RUN_ID:-0}.env"
+EOF
+	chmod 755 "$HELPER"
+	e2e_preload_setup
+}
+
+# Under ASan the module needs the ASan runtime first in the process;
+# pamtester is not instrumented, so it is preloaded.  A syslog shim, when a
+# compiler is at hand, records what the module logs.
+e2e_preload_setup() {
+	PRELOAD=
+	E2E_LOG=$E2E_TMP/syslog.txt
+	: >"$E2E_LOG"
+	if [ "${ENVD_SANITIZERS:-no}" = yes ]; then
+		PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
+		[ -f "$PRELOAD" ] || e2e_skip "no ASan runtime found for the sanitizer build"
+	fi
+	E2E_SHIM=
+	cat >"$E2E_TMP/syslog-shim.c" <<'EOF'
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+/* opened while still root: the module logs with the user's fsuid too */
+static int fd = -1;
+__attribute__((constructor)) static void init(void)
+{
+	const char *p = getenv("E2E_SYSLOG");
+	if (p)
+		fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+}
+static void rec(const char *fmt, va_list ap)
+{
+	char line[4096];
+	int n;
+	if (fd < 0)
+		return;
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)!write(fd, line, (size_t)n);
+}
+void __syslog_chk(int pri, int flag, const char *fmt, ...);
+void __syslog_chk(int pri, int flag, const char *fmt, ...)
+{ va_list ap; va_start(ap, fmt); rec(fmt, ap); va_end(ap); }
+void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap);
+void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap) { rec(fmt, ap); }
+void syslog(int pri, const char *fmt, ...);
+void syslog(int pri, const char *fmt, ...)
+{ va_list ap; va_start(ap, fmt); rec(fmt, ap); va_end(ap); }
+void vsyslog(int pri, const char *fmt, va_list ap);
+void vsyslog(int pri, const char *fmt, va_list ap) { rec(fmt, ap); }
+EOF
+	if ${CC:-cc} -shared -fPIC -O1 -o "$E2E_TMP/syslog-shim.so" "$E2E_TMP/syslog-shim.c" \
+		2>/dev/null; then
+		E2E_SHIM=$E2E_TMP/syslog-shim.so
+		PRELOAD="${PRELOAD:+$PRELOAD }$E2E_SHIM"
+	fi
+}
+
+# e2e_user TAG: makes a user with a fresh home below the scratch directory
+# and prints its name.  useradd is retried while another test holds the
+# passwd lock.
+e2e_user() {
+	local name="pe$$${1}" i rc
+	name=${name:0:32}
+	for i in $(seq 1 100); do
+		rc=0
+		useradd -m -d "$E2E_TMP/home/$name" -s /bin/sh -K UMASK=022 "$name" \
+			>/dev/null 2>"$E2E_TMP/useradd.err" || rc=$?
+		[ "$rc" = 0 ] && break
+		[ "$rc" = 9 ] && break # exists: left over from a killed run
+		sleep 0.2
+	done
+	if [ "$rc" != 0 ]; then
+		echo "FAIL: useradd $name: $(cat "$E2E_TMP/useradd.err")" >&2
+		exit 1
+	fi
+	E2E_USERS+=("$name")
+	echo "$name"
+}
+
+home_of() { getent passwd "$1" | cut -d: -f6; }
+
+# as USER CMD...: runs CMD with USER's identity (no PAM involved).
+as() {
+	local u=$1
+	shift
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- "$@"
+}
+
+# e2e_service TAG <<EOF ... EOF: installs /etc/pam.d/<unique name> from
+# stdin and prints the service name.
+e2e_service() {
+	local name="pam-envd-test-$$-$1"
+	cat >"/etc/pam.d/$name"
+	chmod 644 "/etc/pam.d/$name"
+	E2E_SERVICES+=("$name")
+	echo "$name"
+}
+
+# e2e_pam [-E NAME=VALUE]... SERVICE USER OPERATION...: runs pamtester under a time
+# limit; sets E2E_RC and E2E_MS (elapsed milliseconds).
+e2e_pam() {
+	local t0 t1
+	t0=$(date +%s%N)
+	E2E_RC=0
+	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+		timeout -k 5 60 pamtester "$@" >>"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
+	t1=$(date +%s%N)
+	E2E_MS=$(((t1 - t0) / 1000000))
+}
+
+# record USER [RUN_ID]: the environment file the helper wrote for USER.
+record() { echo "$OUT/$1.${2:-0}.env"; }
+
+# getvar FILE NAME: prints NAME's value from a NUL-separated record.
+getvar() { tr '\0' '\n' <"$1" | sed -n "s/^$2=//p" | head -n 1; }
+hasvar() { tr '\0' '\n' <"$1" | grep -q "^$2="; }
+
+pass() {
+	E2E_PASSES=$((E2E_PASSES + 1))
+	echo "ok: $*"
+}
+fail() {
+	E2E_FAILS=$((E2E_FAILS + 1))
+	echo "FAIL: $*"
+}
+expect_eq() { # DESC ACTUAL EXPECTED
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', expected '$3'"; fi
+}
+expect_true() { # DESC CMD...
+	local d=$1
+	shift
+	if "$@"; then pass "$d"; else fail "$d"; fi
+}
+expect_false() {
+	local d=$1
+	shift
+	if "$@"; then fail "$d"; else pass "$d"; fi
+}
+
+e2e_finish() {
+	echo "$E2E_PASSES checks passed, $E2E_FAILS failed"
+	[ "$E2E_FAILS" = 0 ]
+}
