@@ -10,8 +10,11 @@ what must come out.  Directory keys:
   usrlocal  /usr/local/lib/environment.d
   usr       /usr/lib/environment.d
 
-A directory maps basenames to bytes (file content), Symlink(target),
-Dir({...}) or, for a whole system directory, MISSING.  Environment values
+A directory maps basenames to bytes (file content), File(bytes, mode),
+Symlink(target), Dir({...}, mode), Socket() or, for a whole system
+directory, MISSING.  The key "home" lays out files in $HOME itself, and
+"etc_environment" (bytes) stands for /etc/environment, the target of
+Debian's /usr/lib/environment.d/99-environment.conf link.  Environment values
 may use {home}, {xdg} and {case}, replaced by the case's paths.
 
 expect: the ordered (name, value) list.  For an ordinary case it is checked
@@ -30,11 +33,29 @@ class Symlink:
 
 
 class Dir:
-    def __init__(self, entries=None):
+    def __init__(self, entries=None, mode=0o755):
         self.entries = entries or {}
+        self.mode = mode
 
     def __repr__(self):
-        return "directory %r" % (self.entries,) if self.entries else "directory"
+        m = "" if self.mode == 0o755 else " mode %o" % self.mode
+        return ("directory%s %r" % (m, self.entries)) if self.entries else "directory" + m
+
+
+class File:
+    """A file with a mode other than 0644."""
+
+    def __init__(self, content, mode):
+        self.content = content
+        self.mode = mode
+
+    def __repr__(self):
+        return "file mode %o %r" % (self.mode, self.content[:60])
+
+
+class Socket:
+    def __repr__(self):
+        return "unix socket"
 
 
 class _Missing:
@@ -48,7 +69,7 @@ DANGLING = Symlink("no-such-file-anywhere")
 
 
 class Case:
-    def __init__(self, name, description, files, env, expect, deviation, no_home):
+    def __init__(self, name, description, files, env, expect, deviation, no_home, etc_environment=None):
         self.name = name
         self.description = description
         self.files = files
@@ -56,20 +77,22 @@ class Case:
         self.expect = expect
         self.deviation = deviation
         self.no_home = no_home
+        self.etc_environment = etc_environment
 
 
 CASES = []
 
 
 def case(name, description, conf=None, files=None, env=None, expect=None, deviation=None,
-         no_home=False):
+         no_home=False, etc_environment=None):
     """conf: content of etc/50-case.conf (shorthand for one file)."""
     files = dict(files or {})
     if conf is not None:
         files.setdefault("etc", {})["50-case.conf"] = conf
     if deviation is not None and expect is None:
         raise ValueError("%s: a deviation needs an expect list" % name)
-    CASES.append(Case(name, description, files, list((env or {}).items()), expect, deviation, no_home))
+    CASES.append(Case(name, description, files, list((env or {}).items()), expect, deviation, no_home,
+                      etc_environment))
 
 
 def L(*lines):
@@ -925,3 +948,182 @@ case("exp_invalid_name_in_base_default", "${1x:-d} and ${1x:+a} treat the invali
      conf=L("A=${1x:-d}", "B=[${1x:+a}]"), env={"1x": "one"},
      deviation=V252 + "252 gives 'one' and 'a'.",
      expect=[("A", "d"), ("B", "[]")])
+
+# ===========================================================================
+# More file kinds
+# ===========================================================================
+
+case("case_sensitive_basenames", "A.conf and a.conf are different names: both read, no masking",
+     files={"etc": {"A.conf": L("U=upper")}, "usr": {"a.conf": L("L=lower")}},
+     expect=[("U", "upper"), ("L", "lower")])
+
+case("symlink_loop", "a symlink loop reads nothing but masks",
+     files={"etc": {"a.conf": Symlink("a.conf"), "b.conf": L("B=1")}, "usr": {"a.conf": L("A=usr")}},
+     expect=[("B", "1")])
+
+case("symlink_to_dev_zero", "a symlink to /dev/zero: nothing (systemd: NUL bytes; envd: not a regular file)",
+     files={"etc": {"a.conf": Symlink("/dev/zero"), "b.conf": L("B=1")}, "usr": {"a.conf": L("A=usr")}},
+     expect=[("B", "1")])
+
+case("socket_named_conf", "a socket named *.conf reads nothing but masks",
+     files={"etc": {"a.conf": Socket(), "b.conf": L("B=1")}, "usr": {"a.conf": L("A=usr")}},
+     expect=[("B", "1")])
+
+case("debian_etc_environment", "Debian's 99-environment.conf link to /etc/environment, parsed as env-file syntax",
+     files={"usr": {"99-environment.conf": Symlink("../../../etc/environment")},
+            "etc": {"50-site.conf": L("SITE=1")}},
+     etc_environment=L("# /etc/environment", 'LANG="en_US.UTF-8"', "PATH=/usr/local/bin:/usr/bin:/bin",
+                       "export NOPE=1", "http_proxy='http://proxy:3128/'"),
+     expect=[("SITE", "1"), ("LANG", "en_US.UTF-8"), ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+             ("http_proxy", "http://proxy:3128/")])
+
+case("debian_etc_environment_masked", "the admin masks Debian's link with /etc/environment.d/99-environment.conf",
+     files={"usr": {"99-environment.conf": Symlink("../../../etc/environment")},
+            "etc": {"99-environment.conf": DEVNULL}},
+     etc_environment=L("LANG=C"),
+     expect=[])
+
+case("weird_file_names", "file names with blanks, tabs, newlines and UTF-8 sort as bytes",
+     files={"etc": {"a b.conf": L("O=${O}1"), "a\tb.conf": L("O=${O}2"), "a\nb.conf": L("O=${O}3"),
+                    "a\u00e9.conf": L("O=${O}4"), "a=b.conf": L("O=${O}5")}},
+     expect=[("O", "23154")])
+
+case("c1_control_in_value", "C1 controls and line/paragraph separators are ordinary UTF-8",
+     conf=L("A=x\u0085y", "B=\u2028\u2029", "C=\u200b"),
+     expect=[("A", "x\u0085y"), ("B", "\u2028\u2029"), ("C", "\u200b")])
+
+case("cr_in_key", "a CR in the middle of a key ends the line: both halves are dropped", conf=b"AB\rCD=1\nE=2\n",
+     expect=[("CD", "1"), ("E", "2")])
+
+case("empty_value_cr_only", "'A=' ended by a lone CR", conf=b"A=\rB=1\r",
+     expect=[("B", "1")])
+
+case("double_quote_continuation_only", "a double-quoted backslash-newline alone is an empty value",
+     conf=L('A="\\', '"', "B=1"),
+     expect=[("B", "1")])
+
+case("escaped_quote_unquoted_start", "a value starting with an escaped quote is unquoted",
+     conf=L("A=\\'x'", 'B=\\"y"'),
+     expect=[("A", "'x'"), ("B", '"y"')])
+
+case("escape_after_quote_trailing_blank", "an escaped blank after a quote, then trailing blanks",
+     conf=L('A="a" \\   '),
+     expect=[("A", "a ")])
+
+case("exp_default_with_colon_dash", "the word of ${:-} may hold ':' and '-' and '+'",
+     conf=L("A=${U:-a:b}", "B=${U:--}", "C=${U:-:-}", "D=${X:+-+}", "E=${U:-x:-y}"),
+     env={"X": "xv"},
+     expect=[("A", "a:b"), ("B", "-"), ("C", ":-"), ("D", "-+"), ("E", "x:-y")])
+
+case("exp_unsupported_inside_default", "an unsupported form inside a used default word stays literal",
+     conf=L("A=${U:-${V:x}}", "B=${U:-[${X:=q}]}"),
+     env={"X": "xv"},
+     expect=[("A", "${V:x}"), ("B", "[${X:=q}]")])
+
+case("exp_unterminated_inside_default", "an unbalanced inner reference makes the whole reference literal",
+     conf=L("A=${U:-${V}", "B=${U:-$X"),
+     env={"X": "xv"},
+     expect=[("A", "${U:-${V}"), ("B", "${U:-$X")])
+
+case("exp_case_sensitive", "names are case-sensitive", conf=L("A=[$home][$Home][$HOME]"),
+     expect=[("A", "[][][{home}]")])
+
+case("exp_nesting_31", "31 nested ${U:-...}, all evaluated",
+     conf=L("A=" + "${U:-" * 31 + "deep" + "}" * 31),
+     expect=[("A", "deep")])
+
+case("exp_nesting_32", "32 nested ${U:-...}, all evaluated (envd's documented nesting limit is 32)",
+     conf=L("A=" + "${U:-" * 32 + "deep" + "}" * 32),
+     expect=[("A", "deep")])
+
+case("exp_nesting_unevaluated", "deep nesting that is never evaluated (the default is not used)",
+     conf=L("A=${X:-" + "${U:-" * 60 + "deep" + "}" * 61),
+     env={"X": "xv"},
+     expect=[("A", "xv")])
+
+case("exp_many_references", "a value with 2000 references",
+     conf=L("A=" + "$X" * 2000), env={"X": "ab"},
+     expect=[("A", "ab" * 2000)])
+
+# ===========================================================================
+# Deliberate deviations: limits, policy, permissions
+# ===========================================================================
+
+LIMIT = "envd bounds what a user controls (README, Limits); systemd has no such bound here: "
+POLICY = ("envd applies its name policy to user files (SECURITY.md): loader, shell start-up, "
+          "interpreter and session identity variables from the user directory are refused; "
+          "systemd's generator sets them.")
+UNSAFE = ("envd skips group- or world-writable files and directories (SECURITY.md); "
+          "systemd does not check.")
+
+case("limit_entry_boundary", "NAME=VALUE of exactly 128 KiB - 1 bytes is kept",
+     conf=L("A=" + "x" * (128 * 1024 - 3), "B=2"),
+     expect=[("A", "x" * (128 * 1024 - 3)), ("B", "2")])
+
+case("limit_entry_over", "NAME=VALUE of 128 KiB is skipped",
+     conf=L("A=" + "x" * (128 * 1024 - 2), "B=2"),
+     deviation=LIMIT + "an assignment over the kernel's per-string limit (128 KiB with its NUL) is skipped.",
+     expect=[("B", "2")])
+
+case("limit_entry_over_by_expansion", "an expansion making NAME=VALUE too long is skipped",
+     conf=L("X=" + "x" * 70000, "A=$X$X", "B=2"),
+     deviation=LIMIT + "an assignment over the kernel's per-string limit (128 KiB with its NUL) is skipped.",
+     expect=[("X", "x" * 70000), ("B", "2")])
+
+case("limit_result_total", "the whole result is capped at 1 MiB of NAME=VALUE\\0",
+     files={"etc": {"%02d.conf" % i: L("V%d=" % i + "v" * 120000) for i in range(10)}},
+     deviation=LIMIT + "assignments that would take the result over 1 MiB are skipped.",
+     expect=[("V%d" % i, "v" * 120000) for i in range(8)])
+
+case("limit_file_boundary", "a file of exactly 1 MiB is read",
+     files={"etc": {"a.conf": b"A=1\n" + b"#" * (1024 * 1024 - 5) + b"\n"}},
+     expect=[("A", "1")])
+
+case("limit_file_over", "a file over 1 MiB is skipped (and still masks)",
+     files={"etc": {"a.conf": b"A=1\n" + b"#" * (1024 * 1024 - 4) + b"\n", "b.conf": L("B=2")},
+            "usr": {"a.conf": L("A=usr")}},
+     deviation=LIMIT + "files over 1 MiB are skipped (systemd: over 64 MiB).",
+     expect=[("B", "2")])
+
+case("limit_expansion_budget", "at most 32 MiB are substituted by expansion in one load",
+     conf=L("X=" + "x" * 120000, *(["Y=$X"] * 300), "Z=$X", "W=plain"),
+     deviation=LIMIT + "once 32 MiB have been substituted, later expansions are skipped.",
+     expect=[("X", "x" * 120000), ("Y", "x" * 120000), ("W", "plain")])
+
+case("limit_nesting_over", "40 nested ${U:-...}, all evaluated",
+     conf=L("A=" + "${U:-" * 40 + "deep" + "}" * 40, "B=2"),
+     deviation=LIMIT + "an assignment nesting ${X:-...} deeper than 32 is skipped.",
+     expect=[("B", "2")])
+
+case("policy_user_refused", "loader and shell variables from the user directory",
+     files={"user": {"a.conf": L("LD_PRELOAD=/tmp/evil.so", "BASH_ENV=/tmp/x", "PYTHONPATH=/tmp",
+                                 "XDG_RUNTIME_DIR=/tmp", "PATH=/opt/bin:$PATH", "EDITOR=vi")}},
+     env={"PATH": "/bin"},
+     deviation=POLICY,
+     expect=[("PATH", "/opt/bin:/bin"), ("EDITOR", "vi")])
+
+case("policy_system_allowed", "the same names from a system directory are set by both",
+     files={"etc": {"a.conf": L("LD_PRELOAD=/usr/lib/x.so", "BASH_ENV=/etc/bashenv")}},
+     expect=[("LD_PRELOAD", "/usr/lib/x.so"), ("BASH_ENV", "/etc/bashenv")])
+
+case("policy_user_refused_still_expands_system", "a refused user assignment does not hide the system value",
+     files={"etc": {"10.conf": L("GIT_SSH=/usr/bin/ssh")}, "user": {"20.conf": L("GIT_SSH=/tmp/evil", "G=$GIT_SSH")}},
+     deviation=POLICY,
+     expect=[("GIT_SSH", "/usr/bin/ssh"), ("G", "/usr/bin/ssh")])
+
+case("unsafe_world_writable_file", "a world-writable file in a system directory",
+     files={"etc": {"a.conf": File(L("A=1"), 0o666), "b.conf": L("B=2")}},
+     deviation=UNSAFE, expect=[("B", "2")])
+
+case("unsafe_group_writable_user_file", "a group-writable file in the user directory",
+     files={"user": {"a.conf": File(L("A=1"), 0o664), "b.conf": L("B=2")}},
+     deviation=UNSAFE, expect=[("B", "2")])
+
+case("unsafe_world_writable_system_dir", "a world-writable system directory",
+     files={"run": Dir({"a.conf": L("A=1")}, 0o777), "etc": {"b.conf": L("B=2")}},
+     deviation=UNSAFE, expect=[("B", "2")])
+
+case("unsafe_group_writable_user_dir", "a group-writable user directory",
+     files={"home": {".config": Dir({"environment.d": Dir({"a.conf": L("A=1")}, 0o775)})},
+            "etc": {"b.conf": L("B=2")}},
+     deviation=UNSAFE, expect=[("B", "2")])

@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -54,12 +55,20 @@ TIMEOUT = 20
 # materializing a case
 
 
-def _write_entries(dirpath, entries):
+def _write_entries(dirpath, entries, mode=0o755):
     os.makedirs(dirpath, mode=0o755, exist_ok=True)
-    os.chmod(dirpath, 0o755)
+    sockets = []
     for name, item in entries.items():
         path = os.path.join(dirpath, name)
-        if isinstance(item, (bytes, bytearray)):
+        if isinstance(item, corpus.File):
+            with open(path, "wb") as f:
+                f.write(item.content)
+            os.chmod(path, item.mode)
+        elif isinstance(item, corpus.Socket):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(path)
+            s.close()
+        elif isinstance(item, (bytes, bytearray)):
             with open(path, "wb") as f:
                 f.write(item)
             os.chmod(path, 0o644)
@@ -70,9 +79,10 @@ def _write_entries(dirpath, entries):
         elif isinstance(item, corpus.Symlink):
             os.symlink(item.target, path)
         elif isinstance(item, corpus.Dir):
-            _write_entries(path, item.entries)
+            _write_entries(path, item.entries, item.mode)
         else:
             raise TypeError("%s: unsupported entry %r" % (path, item))
+    os.chmod(dirpath, mode)
 
 
 def _subst(value, where):
@@ -114,7 +124,17 @@ class Materialized:
                 os.makedirs(d + ".empty", mode=0o755)
                 self.sysdirs[key] = d + ".empty"
                 continue
-            _write_entries(d, files.get(key, {}))
+            ents = files.get(key, {})
+            if isinstance(ents, corpus.Dir):
+                _write_entries(d, ents.entries, ents.mode)
+            else:
+                _write_entries(d, ents)
+        self.etc_environment = None
+        if case.etc_environment is not None:
+            self.etc_environment = self.root + "/etc/environment"
+            with open(self.etc_environment, "wb") as f:
+                f.write(case.etc_environment)
+            os.chmod(self.etc_environment, 0o644)
         env = []
         if not case.no_home:
             env.append(b"HOME=" + self.home.encode())
@@ -182,6 +202,12 @@ def gen_worker():
             for key, sysdir in SYSTEM_DIRS:
                 _mount(libc, c["dirs"][key], sysdir, None, MS_BIND)
                 mounted.append(sysdir)
+            if c["etc_environment"]:
+                if not os.path.isfile("/etc/environment"):
+                    results.append({"rc": "no /etc/environment to mount over", "out": "", "err": ""})
+                    continue
+                _mount(libc, c["etc_environment"], "/etc/environment", None, MS_BIND)
+                mounted.append("/etc/environment")
             env = dict(bytes.fromhex(e).split(b"=", 1) for e in c["env"])
             try:
                 p = subprocess.run([job["generator"]], env=env, cwd=c["cwd"], stdin=subprocess.DEVNULL,
@@ -216,6 +242,7 @@ def run_generator(mats, unshare_cmd):
             "dirs": m.sysdirs,
             "env": [e.hex() for e in m.env],
             "cwd": m.dir,
+            "etc_environment": m.etc_environment,
         } for m in mats],
     }
     p = subprocess.run(unshare_cmd + [sys.executable, os.path.abspath(__file__), "--gen-worker"],
@@ -245,8 +272,8 @@ class Outcome:
 
     @staticmethod
     def status_of(rc):
-        if rc == "timeout":
-            return "timeout"
+        if isinstance(rc, str):
+            return rc
         if rc == 0:
             return "ok"
         if rc < 0:
@@ -399,6 +426,8 @@ def run_envd(envd, m):
                            capture_output=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return Outcome("timeout", [])
+    except OSError as e:
+        return Outcome("cannot run: %s" % e, [])
     status = Outcome.status_of(p.returncode)
     try:
         pairs = parse_nul_output(p.stdout)
@@ -436,8 +465,16 @@ def case_input(case):
         if ents is corpus.MISSING:
             lines.append("      %s: (missing)" % key)
             continue
+        if isinstance(ents, corpus.Dir):
+            lines.append("      %s: %r" % (key, ents))
+            continue
         for name, item in ents.items():
-            lines.append("      %s/%s: %s" % (key, name, item if not isinstance(item, bytes) else show(item)))
+            shown = name if name.isprintable() else repr(name)
+            lines.append("      %s/%s: %s" % (key, shown, item if not isinstance(item, bytes) else show(item)))
+    if case.etc_environment is not None:
+        lines.append("      /etc/environment: %s" % show(case.etc_environment))
+    if case.no_home:
+        lines.append("      (no HOME)")
     for n, v in case.env:
         lines.append("      env %s=%s" % (n if isinstance(n, str) else show(n), show(v if isinstance(v, bytes) else v.encode())))
     return "\n".join(lines)
