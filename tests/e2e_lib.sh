@@ -13,8 +13,6 @@ set -u
 
 MODULE=${PAM_ENVD_MODULE:-$top_builddir/pam_envd/.libs/pam_envd.so}
 E2E_TMP=
-E2E_USERS=()
-E2E_SERVICES=()
 E2E_FAILS=0
 E2E_PASSES=0
 E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
@@ -24,23 +22,24 @@ e2e_skip() {
 	exit 77
 }
 
+# What was created is listed in files, not shell variables: the helpers
+# below run in command substitutions, whose variables die with them.
 e2e_cleanup() {
 	local u s i
-	for s in "${E2E_SERVICES[@]}"; do
+	[ -n "$E2E_TMP" ] && [ -d "$E2E_TMP" ] || return 0
+	while read -r s; do
 		rm -f "/etc/pam.d/$s"
-	done
-	for u in "${E2E_USERS[@]}"; do
+	done <"$E2E_TMP/created-services"
+	while read -r u; do
 		for i in $(seq 1 50); do
 			userdel -f "$u" >/dev/null 2>&1 && break
 			getent passwd "$u" >/dev/null || break
 			sleep 0.2
 		done
-		getent group "$u" >/dev/null 2>&1 && groupdel "$u" >/dev/null 2>&1
-	done
-	if [ -n "$E2E_TMP" ] && [ -d "$E2E_TMP" ]; then
-		chmod -R u+rwx "$E2E_TMP" 2>/dev/null
-		rm -rf "$E2E_TMP"
-	fi
+		if getent group "$u" >/dev/null 2>&1; then groupdel "$u" >/dev/null 2>&1; fi
+	done <"$E2E_TMP/created-users"
+	chmod -R u+rwx "$E2E_TMP" 2>/dev/null
+	rm -rf "$E2E_TMP"
 }
 
 # e2e_init: checks the prerequisites, makes the scratch directory and the
@@ -56,6 +55,8 @@ e2e_init() {
 	trap 'exit 130' INT TERM HUP
 	E2E_TMP=$(mktemp -d /tmp/pam-envd-e2e.XXXXXX)
 	chmod 755 "$E2E_TMP" # the users' homes live below: they must get through
+	: >"$E2E_TMP/created-users"
+	: >"$E2E_TMP/created-services"
 	mkdir -p "$E2E_TMP/bin" "$E2E_TMP/out" "$E2E_TMP/home" "$E2E_TMP/sys"
 	chmod 755 "$E2E_TMP/bin" "$E2E_TMP/home" "$E2E_TMP/sys"
 	chmod 700 "$E2E_TMP/out"
@@ -143,6 +144,7 @@ EOF
 e2e_user() {
 	local name="pe$$${1}" i rc
 	name=${name:0:32}
+	echo "$name" >>"$E2E_TMP/created-users" # before: a half-made user is removed too
 	for i in $(seq 1 100); do
 		rc=0
 		useradd -m -d "$E2E_TMP/home/$name" -s /bin/sh -K UMASK=022 "$name" \
@@ -155,7 +157,6 @@ e2e_user() {
 		echo "FAIL: useradd $name: $(cat "$E2E_TMP/useradd.err")" >&2
 		exit 1
 	fi
-	E2E_USERS+=("$name")
 	echo "$name"
 }
 
@@ -172,9 +173,9 @@ as() {
 # stdin and prints the service name.
 e2e_service() {
 	local name="pam-envd-test-$$-$1"
+	echo "$name" >>"$E2E_TMP/created-services"
 	cat >"/etc/pam.d/$name"
 	chmod 644 "/etc/pam.d/$name"
-	E2E_SERVICES+=("$name")
 	echo "$name"
 }
 
