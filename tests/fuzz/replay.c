@@ -1,0 +1,147 @@
+/* replay - runs a fuzz harness over files, without libFuzzer.
+ *
+ *   replay_<harness> [FILE|DIR]...
+ *
+ * Linked with one harness, this is a plain program (gcc or clang, with or
+ * without sanitizers) that feeds it each FILE, and each regular file of each
+ * DIR, once.  Without arguments it replays the harness's seed corpus
+ * (FUZZ_CORPUS, set by the Makefile), which is how `make check` turns every
+ * file of tests/fuzz/corpus/<harness>/ into a regression test.  A broken
+ * invariant aborts, which fails the test; the file being replayed is named
+ * first on stderr.  Exit status: 0, 1 when a file cannot be read, 77 when the
+ * harness cannot run here (e.g. the module is not built). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz.h"
+
+#ifndef FUZZ_CORPUS
+#define FUZZ_CORPUS "."
+#endif
+
+static int replay_file(const char *path, size_t *count)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0, got;
+
+	if (!f) {
+		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	do {
+		if (len == cap) {
+			uint8_t *nb;
+
+			cap = cap ? cap * 2 : 4096;
+			nb = realloc(buf, cap);
+			FUZZ_SETUP(nb != NULL);
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		fprintf(stderr, "replay: %s: read error\n", path);
+		fclose(f);
+		free(buf);
+		return 1;
+	}
+	fclose(f);
+	/* named before running, so that a crash report says which input */
+	fprintf(stderr, "replay: %s (%zu bytes)\n", path, len);
+	/* an exact-size copy: the harness's reads past the end are caught */
+	if (len < cap) {
+		uint8_t *exact = malloc(len ? len : 1);
+
+		FUZZ_SETUP(exact != NULL);
+		memcpy(exact, buf, len);
+		free(buf);
+		buf = exact;
+	}
+	LLVMFuzzerTestOneInput(buf, len);
+	free(buf);
+	(*count)++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int replay_path(const char *path, size_t *count)
+{
+	struct stat st;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc = 0;
+	DIR *d;
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return replay_file(path, count);
+	d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = realloc(names, cap * sizeof(*names));
+			FUZZ_SETUP(names != NULL);
+		}
+		names[n] = malloc(strlen(path) + strlen(de->d_name) + 2);
+		FUZZ_SETUP(names[n] != NULL);
+		sprintf(names[n], "%s/%s", path, de->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name); /* the same order everywhere */
+	for (i = 0; i < n; i++) {
+		if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode))
+			rc |= replay_file(names[i], count);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *fallback[] = {FUZZ_CORPUS};
+	const char *const *paths = (const char *const *)argv + 1;
+	size_t npaths = (size_t)argc - 1, count = 0, i;
+	int rc = 0;
+
+	if (npaths == 0) {
+		paths = fallback;
+		npaths = 1;
+	}
+	if (LLVMFuzzerInitialize)
+		LLVMFuzzerInitialize(&argc, &argv);
+	if (fuzz_skip_reason && fuzz_skip_reason()) {
+		printf("SKIP: %s\n", fuzz_skip_reason());
+		return 77;
+	}
+	for (i = 0; i < npaths; i++)
+		rc |= replay_path(paths[i], &count);
+	printf("replayed %zu inputs\n", count);
+	if (count == 0) {
+		fprintf(stderr, "replay: no inputs\n");
+		rc = 1;
+	}
+	return rc;
+}
