@@ -235,7 +235,22 @@ def live_generator_usable():
     return [unshare, "-U", "-r", "-m", "--propagation", "private"], None
 
 
-def run_generator(mats, unshare_cmd):
+def run_generator(mats, unshare_cmd, workers=4):
+    """Runs the generator for every case: the cases are split among a few
+    worker processes, each in its own mount namespace."""
+    n = max(1, min(workers, len(mats)))
+    chunks = [mats[i::n] for i in range(n)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
+        parts = list(ex.map(lambda ch: _run_generator_chunk(ch, unshare_cmd), chunks))
+    out = [None] * len(mats)
+    for i in range(n):
+        out[i::n] = parts[i]
+    return out
+
+
+def _run_generator_chunk(mats, unshare_cmd):
+    if not mats:
+        return []
     job = {
         "generator": GENERATOR,
         "cases": [{
@@ -538,8 +553,9 @@ def main():
     # The temporary tree must not lie under a directory the namespace covers.
     tmpbase = None
     covered = ("/run", "/usr/local", "/etc/environment.d", "/usr/lib/environment.d")
-    for cand in (os.environ.get("TMPDIR"), "/tmp", "/var/tmp"):
-        if cand and os.path.isdir(cand):
+    # /dev/shm first: writing the cases there is much faster than on disk.
+    for cand in (os.environ.get("TMPDIR"), "/dev/shm", "/tmp", "/var/tmp"):
+        if cand and os.path.isdir(cand) and os.access(cand, os.W_OK | os.X_OK):
             real = os.path.realpath(cand) + "/"
             if not any(real.startswith(c + "/") for c in covered):
                 tmpbase = cand
@@ -551,33 +567,47 @@ def main():
 
     try:
         os.umask(0o022)
+        tm = time.monotonic()
         mats = [Materialized(c, tmp, i) for i, c in enumerate(cases)]
+        timing = ["files %.1fs" % (time.monotonic() - tm)]
 
+        # The generator (one namespace, sequential) and envd (a thread pool)
+        # run at the same time.
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2) + 1)
+        gen_job = None
         live = None
         live_note = None
         if not args.no_live:
-            unshare_cmd, why = live_generator_usable()
+            unshare_cmd, live_note = live_generator_usable()
             if unshare_cmd:
-                try:
-                    live = [m.normalize(o) for m, o in zip(mats, run_generator(mats, unshare_cmd))]
-                except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
-                    live_note = str(e)
-            else:
-                live_note = why
+                def timed_generator():
+                    tg = time.monotonic()
+                    out = run_generator(mats, unshare_cmd, workers=min(4, os.cpu_count() or 1))
+                    return out, time.monotonic() - tg
+                gen_job = pool.submit(timed_generator)
+
+        envd_out = [None] * len(mats)
+        if envd:
+            te = time.monotonic()
+            for i, o in enumerate(pool.map(lambda m: run_envd(envd, m), mats)):
+                envd_out[i] = mats[i].normalize(o)
+            timing.append("envd %.1fs" % (time.monotonic() - te))
+        if gen_job is not None:
+            try:
+                out, dt = gen_job.result()
+                live = [m.normalize(o) for m, o in zip(mats, out)]
+                timing.append("generator %.1fs" % dt)
+            except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+                live_note = str(e)
+        pool.shutdown()
         if live is None and (args.record or args.gen_only):
             print("conformance: cannot run the live generator: %s" % live_note, file=sys.stderr)
             return 1 if args.record else 77
 
-        envd_out = [None] * len(mats)
-        if envd:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as ex:
-                for i, o in enumerate(ex.map(lambda m: run_envd(envd, m), mats)):
-                    envd_out[i] = mats[i].normalize(o)
-
         if args.record:
             return record(cases, live, recorded)
 
-        return compare(args, cases, envd_out, live, live_note, recorded, t0)
+        return compare(args, cases, envd_out, live, live_note, recorded, t0, timing)
     finally:
         if args.keep:
             print("kept %s" % tmp, file=sys.stderr)
@@ -634,7 +664,7 @@ def write_expected(f, out):
     f.write(" }\n}\n")
 
 
-def compare(args, cases, envd_out, live, live_note, recorded, t0):
+def compare(args, cases, envd_out, live, live_note, recorded, t0, timing):
     fails = notes = 0
     source = "live generator" if live else "recorded generator output"
     if live is None:
@@ -687,8 +717,8 @@ def compare(args, cases, envd_out, live, live_note, recorded, t0):
             print("NOTE %s: %s" % (case.name, n))
     dt = time.monotonic() - t0
     what = "envd vs %s" % source if any(o is not None for o in envd_out) else "%s vs expectations" % source
-    print("# %d cases (%s): %d passed, %d failed, %d notes, %.1fs" %
-          (len(cases), what, len(cases) - fails, fails, notes, dt))
+    print("# %d cases (%s): %d passed, %d failed, %d notes, %.1fs (%s)" %
+          (len(cases), what, len(cases) - fails, fails, notes, dt, ", ".join(timing)))
     return 1 if fails else 0
 
 
