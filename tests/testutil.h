@@ -202,6 +202,20 @@ static inline void tu_print_diags(const struct tu_diags *ds)
 		              ds->v[i].message);
 }
 
+/* Like tu_find, but fails the test when there is no such diagnostic. */
+__attribute__((returns_nonnull)) static inline const struct tu_diag *
+tu_need(const struct tu_diags *ds, enum envd_code code, const char *file_suffix, unsigned line)
+{
+	static const struct tu_diag none = {.message = (char *)""};
+	const struct tu_diag *d = tu_find(ds, code, file_suffix, line);
+
+	if (d)
+		return d;
+	tu_print_diags(ds);
+	fail_msg("no diagnostic code %d at %s:%u", (int)code, file_suffix ? file_suffix : "*", line);
+	return &none;
+}
+
 /* Asserts a diagnostic with code at file_suffix:line exists. */
 #define tu_assert_diag(ds, code, file_suffix, line)                                              \
 	do {                                                                                     \
@@ -394,9 +408,12 @@ static inline const char *tu_get(const struct tu_tree *t, const char *name)
 
 #define tu_assert_unset(t, name) assert_null(tu_get((t), (name)))
 
-/* The file entry of the last result whose path ends in suffix. */
-static inline const struct envd_file *tu_file(const struct tu_tree *t, const char *suffix)
+/* The file entry of the last result whose path ends in suffix; fails the
+ * test when there is none. */
+__attribute__((returns_nonnull)) static inline const struct envd_file *
+tu_file(const struct tu_tree *t, const char *suffix)
 {
+	static const struct envd_file none;
 	size_t i;
 
 	for (i = 0; i < envd_result_file_count(t->res); i++) {
@@ -405,7 +422,8 @@ static inline const struct envd_file *tu_file(const struct tu_tree *t, const cha
 		if (tu_ends_with(f->path, suffix))
 			return f;
 	}
-	return NULL;
+	fail_msg("no file %s in the result", suffix);
+	return &none;
 }
 
 static inline void tu_tree_free(struct tu_tree *t)
