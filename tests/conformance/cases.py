@@ -1127,3 +1127,20 @@ case("unsafe_group_writable_user_dir", "a group-writable user directory",
      files={"home": {".config": Dir({"environment.d": Dir({"a.conf": L("A=1")}, 0o775)})},
             "etc": {"b.conf": L("B=2")}},
      deviation=UNSAFE, expect=[("B", "2")])
+
+case("exp_odd_braced_names", "${ X }, ${\u00e9} and ${X.Y} are invalid names: empty; $\u00e9 stays literal",
+     conf=L("A=[${ X }]", "B=[${\u00e9}]", "C=[${X.Y}]", "D=[$\u00e9]"),
+     env={"X": "xv"},
+     expect=[("A", "[]"), ("B", "[]"), ("C", "[]"), ("D", "[$\u00e9]")])
+
+case("xdg_unnormalized", "XDG_CONFIG_HOME with . and .. components is used as it is",
+     files={"xdg": {"a.conf": L("A=xdg")}},
+     env={"XDG_CONFIG_HOME": "{case}/./xdg/../xdg"},
+     expect=[("A", "xdg")])
+
+case("continuation_chain_empty_lines", "backslash-newlines in a row join into one value",
+     conf=b"A=\\\n\\\nx\\\n\\\ny\nB=2\n",
+     expect=[("A", "xy"), ("B", "2")])
+
+case("quote_in_key", "a quote in the key position is part of the (invalid) key", conf=L('"A=1"', "'B'=2", "C=3"),
+     expect=[("C", "3")])
