@@ -87,7 +87,9 @@ e2e_preload_setup() {
 	PRELOAD=
 	E2E_LOG=$E2E_TMP/syslog.txt
 	: >"$E2E_LOG"
-	if [ "${ENVD_SANITIZERS:-no}" = yes ]; then
+	# the module says itself whether it needs the ASan runtime
+	if [ "${ENVD_SANITIZERS:-no}" = yes ] ||
+		{ command -v readelf >/dev/null && readelf -d "$MODULE" | grep -q 'NEEDED.*libasan'; }; then
 		PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
 		[ -f "$PRELOAD" ] || e2e_skip "no ASan runtime found for the sanitizer build"
 	fi
@@ -187,8 +189,12 @@ e2e_pam() {
 	E2E_RC=0
 	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
 		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-		timeout -k 5 60 pamtester "$@" >>"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
+		timeout -k 5 60 pamtester "$@" >"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
 	t1=$(date +%s%N)
+	if [ "$E2E_RC" != 0 ]; then
+		echo "pamtester $* exited $E2E_RC:"
+		tail -n 30 "$E2E_TMP/pamtester.log"
+	fi
 	E2E_MS=$(((t1 - t0) / 1000000))
 }
 
