@@ -6,9 +6,9 @@ Every case of cases.py is written out to a temporary directory and loaded by
 result is compared with what systemd's generator produces for the same files:
 
   * live, when we are root (or may create a user namespace), the generator is
-    installed and unshare(1) exists: all generator runs happen in one private
-    mount namespace in which each case's directories are bind-mounted over the
-    four system directories;
+    installed and unshare(1) exists: the generator runs in a few private mount
+    namespaces (one per worker) in which each case's directories are
+    bind-mounted over the four system directories in turn;
   * otherwise from expected.json, the generator's results recorded by
     `run.py --record`.
 
@@ -21,7 +21,6 @@ Exit status: 0 when every case passed, 1 on failures, 77 when envd is missing
 """
 
 import argparse
-import base64
 import concurrent.futures
 import ctypes
 import ctypes.util
@@ -57,7 +56,6 @@ TIMEOUT = 20
 
 def _write_entries(dirpath, entries, mode=0o755):
     os.makedirs(dirpath, mode=0o755, exist_ok=True)
-    sockets = []
     for name, item in entries.items():
         path = os.path.join(dirpath, name)
         if isinstance(item, corpus.File):
@@ -66,8 +64,13 @@ def _write_entries(dirpath, entries, mode=0o755):
             os.chmod(path, item.mode)
         elif isinstance(item, corpus.Socket):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.bind(path)
-            s.close()
+            cwd = os.getcwd()
+            os.chdir(dirpath)  # a relative name: socket paths are short
+            try:
+                s.bind(name)
+            finally:
+                os.chdir(cwd)
+                s.close()
         elif isinstance(item, (bytes, bytearray)):
             with open(path, "wb") as f:
                 f.write(item)
@@ -185,15 +188,26 @@ def gen_worker():
     job = json.load(sys.stdin)
     libc = _libc()
     _mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
-    # Give each system directory a mount point; where one does not exist,
-    # cover its nearest existing ancestor with a tmpfs (only in this namespace).
-    for _, sysdir in SYSTEM_DIRS:
+    # Give each system directory a mount point.  Where one does not exist,
+    # its nearest existing ancestor gets an overlay (its contents stay, as the
+    # generator may live there) or, failing that, an empty tmpfs; either way
+    # only in this namespace, never on the real file system.
+    scratch = job["scratch"]
+    _mount(libc, "tmpfs", scratch, "tmpfs", 0, "mode=0700")
+    for n, (_, sysdir) in enumerate(SYSTEM_DIRS):
         if os.path.isdir(sysdir):
             continue
         anc = os.path.dirname(sysdir)
         while not os.path.isdir(anc):
             anc = os.path.dirname(anc)
-        _mount(libc, "tmpfs", anc, "tmpfs", 0, "mode=0755")
+        upper, work = os.path.join(scratch, "u%d" % n), os.path.join(scratch, "w%d" % n)
+        os.mkdir(upper)
+        os.mkdir(work)
+        try:
+            _mount(libc, "overlay", anc, "overlay", 0,
+                   "lowerdir=%s,upperdir=%s,workdir=%s" % (anc, upper, work))
+        except OSError:
+            _mount(libc, "tmpfs", anc, "tmpfs", 0, "mode=0755")
         os.makedirs(sysdir, mode=0o755, exist_ok=True)
     results = []
     for c in job["cases"]:
@@ -251,8 +265,10 @@ def run_generator(mats, unshare_cmd, workers=4):
 def _run_generator_chunk(mats, unshare_cmd):
     if not mats:
         return []
+    scratch = tempfile.mkdtemp(prefix=".ns-", dir=os.path.dirname(mats[0].dir))
     job = {
         "generator": GENERATOR,
+        "scratch": scratch,
         "cases": [{
             "dirs": m.sysdirs,
             "env": [e.hex() for e in m.env],
