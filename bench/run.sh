@@ -7,7 +7,12 @@
 #   envd  envd against systemd's environment.d generator on generated trees:
 #         output check, wall time (hyperfine, else a Python loop) and
 #         instruction counts (callgrind) with their growth per size step.
-#   pam   a PAM session benchmark (not yet).
+#   pam   session open with pam_envd last in a login-like stack, against the
+#         same stack with pam_permit and with pam_env reading the same tree
+#         as ~/.pam_environment: output check, instructions (callgrind) and
+#         wall time (pamtester under hyperfine; bench/pam_open.c in-process),
+#         then pam_envd's growth with the tree.  Needs root (useradd,
+#         /etc/pam.d); users and services are removed on exit.
 #
 # When envd and the generator disagree on a tree, bench/minimize.py ENVD
 # _build/bench/trees/SIZE shrinks it to a small repro.
@@ -18,6 +23,10 @@
 #   BENCH_WARMUP  warmup runs per command (default 3)
 #   BENCH_OUT     output directory (default TOP/_build/bench)
 #   ENVD          envd binary (default BUILDDIR/src/envd)
+#   PAM_ENVD      the module (default BUILDDIR/pam_envd/.libs/pam_envd.so)
+#   BENCH_PAM_SESSIONS  extra sessions per process for Ir/session (default 10)
+#   BENCH_PAM_ROUNDS    timing rounds, each timing every stack in turn (default 5)
+#   BENCH_PAM_ITER      timed sessions in one process, per round (default 40)
 #
 # The table goes to stdout and to BENCH_OUT/results.txt; raw data (trees,
 # outputs, hyperfine JSON, callgrind files) stay in BENCH_OUT.  A missed
@@ -325,9 +334,384 @@ section_envd_ir() {
 }
 
 # ---- section: PAM session ---------------------------------------------------------
+#
+# Real users (useradd, home in a temporary directory) and real /etc/pam.d
+# services, all removed by an EXIT trap, also when the run fails or is
+# interrupted.  Every service is the session part of a Debian login stack,
+# the module under test last:
+#   pam_permit   the baseline
+#   pam_envd     system_dirs= the tree's etc/ and usr/lib/environment.d, the
+#                user's own ~/.config/environment.d
+#   pam_env      user_readenv=1: the same tree as ~/.pam_environment, written
+#                by bench/pam_envconf.py (which also predicts the variables)
+# Drivers: bench/pam_open (built here: N transactions in one process, or the
+# PAM environment after open_session) and pamtester.
+
+pam_stack=(
+	"session  required  pam_env.so readenv=1"
+	"session  required  pam_env.so readenv=1 envfile=/etc/default/locale"
+	"session  required  pam_limits.so"
+	"session  required  pam_unix.so"
+	"session  optional  pam_umask.so"
+)
+pam_tag=envdbench$$ # prefix of the users and services made here
+pam_tmp=''
+pam_users=()
+pam_services=()
+
+pam_cleanup() {
+	local s u
+	for s in "${pam_services[@]}"; do rm -f "/etc/pam.d/$s"; done
+	for u in "${pam_users[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do # another test may hold the passwd lock
+			userdel "$u" >/dev/null 2>&1 && break
+			getent passwd "$u" >/dev/null || break
+			sleep 0.3
+		done
+		if getent group "$u" >/dev/null; then groupdel "$u" >/dev/null 2>&1 || true; fi
+		if getent passwd "$u" >/dev/null; then echo "run.sh: could not remove user $u" >&2; fi
+	done
+	if [ -n "$pam_tmp" ]; then rm -rf "$pam_tmp"; fi
+	pam_services=() pam_users=() pam_tmp=''
+}
+
+# pam_add_user NAME HOME: a real user with its own group; retried while
+# another process holds the passwd or group lock.
+pam_add_user() {
+	local rc
+	for _ in $(seq 30); do
+		rc=0
+		useradd -M -d "$2" -s /bin/sh -U -K UMASK=022 "$1" >/dev/null 2>"$pam_tmp/useradd.err" || rc=$?
+		case $rc in
+		0)
+			pam_users+=("$1")
+			return 0
+			;;
+		1 | 10) sleep 0.3 ;; # could not lock or update the files: retry
+		*) break ;;
+		esac
+	done
+	die "useradd $1 failed (exit $rc): $(cat "$pam_tmp/useradd.err")"
+}
+
+# pam_service NAME LINE...: /etc/pam.d/NAME, the stack with LINEs last.
+pam_service() {
+	local name=$1 f=/etc/pam.d/$1
+	shift
+	[ ! -e "$f" ] || die "$f exists already"
+	pam_services+=("$name")
+	{
+		echo "# pam_envd benchmark (bench/run.sh, pid $$); removed when the run ends"
+		echo "auth     required  pam_deny.so"
+		echo "account  required  pam_deny.so"
+		echo "password required  pam_deny.so"
+		printf '%s\n' "${pam_stack[@]}" "$@"
+	} >"$f"
+	chmod 644 "$f"
+}
+
+# pam_ir TAG SERVICE USER SESSIONS: total Ir of one driver process
+pam_ir() {
+	local f=$pout/callgrind.$1.n$4.out
+	env -i PATH="$base_path" valgrind --tool=callgrind --callgrind-out-file="$f" \
+		"$driver" -n "$4" "$2" "$3" >/dev/null 2>"${f%.out}.log" ||
+		{ tail -n 20 "${f%.out}.log" >&2; die "callgrind run failed: $driver -n $4 $2 $3"; }
+	lib ir "$f" || die "no instruction count in $f"
+}
+
+# pam_inproc SERVICE USER: median wall time of one transaction, in ns
+pam_inproc() {
+	local line
+	line=$(env -i PATH="$base_path" "$driver" -w "$pam_warm" -n "$pam_iter" -t "$1" "$2") ||
+		die "$driver -t $1 $2 failed"
+	awk '{ for (i = 1; i < NF; i++) if ($i == "median_ns") print $(i + 1) }' <<<"$line"
+}
+
+# pam_check TAG SIZE ACTUAL: compares a PAM environment with the prediction
+pam_check() {
+	local res rc=0
+	res=$("$py" "$here/pam_envconf.py" check "$pout/$2.expected.nul" "$pout/$2.base.nul" "$3" \
+		--details "$pout/$1.diff.txt") || rc=$?
+	chk[$1]=$res
+	if [ "$rc" != 0 ]; then
+		chk[$1]=DIFFERS
+		pam_warns+=("WARNING: $1 ($2 tree): $res (details: $pout/$1.diff.txt)")
+	fi
+}
 
 section_pam() {
-	say "" "== PAM session (pam_envd vs pam_permit vs pam_env)" "not yet"
+	local module=${PAM_ENVD:-$builddir/pam_envd/.libs/pam_envd.so}
+	local pout=$out/pam driver pamtester c s u v home root json shell svc
+	local pam_sessions=${BENCH_PAM_SESSIONS:-10} pam_iter=${BENCH_PAM_ITER:-40} pam_warm=3
+	local pam_rounds=${BENCH_PAM_ROUNDS:-5}
+	local pam_sizes=small missing=()
+	local -a pam_warns=()
+	local -A chk files assign ir1 irn sess hf inproc nvars
+	for s in $sizes; do [ "$s" = small ] || pam_sizes+=" $s"; done
+
+	say "" "== PAM session open: pam_envd vs pam_permit vs pam_env"
+	if [ "$(id -u)" != 0 ]; then
+		say "skipped: needs root (real users with useradd, services in /etc/pam.d)"
+		return 0
+	fi
+	for c in cc useradd userdel groupdel getent; do
+		command -v "$c" >/dev/null 2>&1 || missing+=("$c")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "skipped: missing ${missing[*]}"
+		return 0
+	fi
+	[ -f "$module" ] || die "no module at $module (build it with ./dev build)"
+	pamtester=$(command -v pamtester || true)
+	hyperfine=$(command -v hyperfine || true)
+	hf_shell=()
+	if [ -n "$hyperfine" ] && "$hyperfine" --help 2>/dev/null | grep -q -- '--shell'; then
+		hf_shell=(--shell=none)
+	fi
+	[ -n "$pamtester" ] || pam_warns+=("note: pamtester missing: no pamtester times, no pamtester check")
+	[ -n "$hyperfine" ] || pam_warns+=("note: hyperfine missing, pamtester timed with a Python loop")
+	command -v valgrind >/dev/null 2>&1 || pam_warns+=("note: valgrind missing: no instruction counts")
+
+	rm -rf "$pout"
+	mkdir -p "$pout"
+	trap pam_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	pam_tmp=$(mktemp -d /tmp/pam_envd-bench.XXXXXX)
+	chmod 755 "$pam_tmp"
+	driver=$pout/pam_open
+	cc -O2 -Wall -o "$driver" "$here/pam_open.c" -lpam || die "cannot build $driver (libpam0g-dev?)"
+	printf '#!/bin/sh\nexec env -0 >"$1"\n' >"$pam_tmp/record"
+	chmod 755 "$pam_tmp/record"
+
+	# 1. users, trees, services; what each stack leaves in the PAM environment
+	pam_service "$pam_tag-permit" "session  required  pam_permit.so"
+	pam_service "$pam_tag-env" "session  required  pam_env.so readenv=0 user_readenv=1"
+	for s in $pam_sizes; do
+		u=$pam_tag${s:0:1}
+		home=$pam_tmp/home/$u
+		root=$pout/trees/$s/root
+		mkdir -p "$home"
+		json=$("$py" "$here/gen_tree.py" --size "$s" --json "$root" "$home") ||
+			die "gen_tree.py failed for $s"
+		read -r "files[$s]" "assign[$s]" < <("$py" -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["files"], d["assignments"])' <<<"$json")
+		pam_add_user "$u" "$home"
+		chown -R "$u:$u" "$home"
+		chmod 755 "$home"
+		shell=$(getent passwd "$u" | cut -d: -f7)
+		pam_service "$pam_tag-envd-$s" "session  required  $module system_dirs=$root/etc/environment.d:$root/usr/lib/environment.d"
+
+		env -i PATH="$base_path" "$driver" -p "$pam_tag-permit" "$u" >"$pout/$s.base.nul" ||
+			die "the pam_permit stack fails for $u"
+		"$py" "$here/pam_envconf.py" translate --dir "$home/.config/environment.d" \
+			--dir "$root/etc/environment.d" --dir "$root/usr/lib/environment.d" \
+			--base "$pout/$s.base.nul" --home "$home" --shell "$shell" --user "$u" \
+			--default-path "$base_path" --conf "$pout/$s.pam_environment" \
+			--expected "$pout/$s.expected.nul" >"$pout/$s.translate.txt" ||
+			die "cannot translate the $s tree for pam_env"
+		install -o "$u" -g "$u" -m 644 "$pout/$s.pam_environment" "$home/.pam_environment"
+		nvars[$s]=$(tr -cd '\0' <"$pout/$s.expected.nul" | wc -c)
+
+		# 2. the outputs: both modules give the predicted variables
+		env -i PATH="$base_path" "$driver" -p "$pam_tag-envd-$s" "$u" >"$pout/$s.envd.nul" ||
+			die "the pam_envd stack fails for $u ($s tree)"
+		pam_check "envd.$s" "$s" "$pout/$s.envd.nul"
+		env -i PATH="$base_path" "$driver" -p "$pam_tag-env" "$u" >"$pout/$s.env.nul" ||
+			die "the pam_env stack fails for $u ($s tree)"
+		pam_check "env.$s" "$s" "$pout/$s.env.nul"
+		if [ -x "$envd" ]; then
+			env -i PATH="$base_path" "$envd" show --format nul --root "$root" "$u" \
+				>"$pout/$s.show.nul" 2>"$pout/$s.show.err" || die "envd show $u failed"
+			pam_check "show.$s" "$s" "$pout/$s.show.nul"
+		fi
+	done
+	u=${pam_tag}s
+	if [ -n "$pamtester" ]; then
+		# the pamtester path, seen by a pam_exec recorder stacked after the module
+		for v in envd env; do
+			svc=$pam_tag-rec-$v
+			if [ "$v" = envd ]; then
+				pam_service "$svc" "session  required  $module system_dirs=$pout/trees/small/root/etc/environment.d:$pout/trees/small/root/usr/lib/environment.d" \
+					"session  required  pam_exec.so $pam_tmp/record $pam_tmp/$v.rec"
+			else
+				pam_service "$svc" "session  required  pam_env.so readenv=0 user_readenv=1" \
+					"session  required  pam_exec.so $pam_tmp/record $pam_tmp/$v.rec"
+			fi
+			env -i PATH="$base_path" "$pamtester" "$svc" "$u" open_session close_session \
+				>"$pout/pamtester.$v.log" 2>&1 || die "pamtester $svc $u failed: $(cat "$pout/pamtester.$v.log")"
+			cp "$pam_tmp/$v.rec" "$pout/small.pamtester-$v.nul"
+			pam_check "pamtester-$v.small" small "$pout/small.pamtester-$v.nul"
+		done
+	fi
+
+	# 3. instructions: one session per process, and per extra session in a process
+	if command -v valgrind >/dev/null 2>&1; then
+		for v in permit envd env; do
+			for s in $pam_sizes; do
+				[ "$v" != permit ] || [ "$s" = small ] || continue
+				svc=$pam_tag-$v
+				[ "$v" != envd ] || svc=$pam_tag-envd-$s
+				u=$pam_tag${s:0:1}
+				ir1[$v.$s]=$(pam_ir "$v.$s" "$svc" "$u" 1)
+				irn[$v.$s]=$(pam_ir "$v.$s" "$svc" "$u" "$((pam_sessions + 1))")
+				sess[$v.$s]=$(((irn[$v.$s] - ir1[$v.$s]) / pam_sessions))
+			done
+		done
+	fi
+
+	# 4. wall time, in rounds that take turns between the stacks, so that a
+	# load that comes and goes (a shared machine) hits them all alike:
+	# pamtester processes (hyperfine) and transactions in one process.
+	local round key pieces
+	local -a combos=(permit.small)
+	local -A hf_parts inproc_parts
+	for s in $pam_sizes; do combos+=("envd.$s" "env.$s"); done
+	for round in $(seq "$pam_rounds"); do
+		for key in "${combos[@]}"; do
+			v=${key%%.*} s=${key#*.}
+			svc=$pam_tag-$v
+			[ "$v" != envd ] || svc=$pam_tag-envd-$s
+			u=$pam_tag${s:0:1}
+			if [ -n "$pamtester" ]; then
+				time_json "$pout/$key.pamtester.$round.json" PATH="$base_path" -- \
+					"$pamtester" "$svc" "$u" open_session close_session ||
+					die "timing pamtester $svc failed"
+				hf_parts[$key]+=" $pout/$key.pamtester.$round.json"
+			fi
+			inproc_parts[$key]+=" $(pam_inproc "$svc" "$u")"
+		done
+	done
+	for key in "${combos[@]}"; do
+		if [ -n "${hf_parts[$key]:-}" ]; then
+			# shellcheck disable=SC2086 # a list of file names
+			hf[$key]=$("$py" -c '
+import json, statistics, sys
+t = [x for f in sys.argv[1:] for x in json.load(open(f))["results"][0]["times"]]
+print("%.9f" % statistics.median(t))' ${hf_parts[$key]})
+		fi
+		pieces=${inproc_parts[$key]}
+		inproc[$key]=$(tr ' ' '\n' <<<"$pieces" | sed '/^$/d' | sort -n |
+			awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+	done
+
+	pam_report
+	if [ ${#pam_warns[@]} -gt 0 ]; then
+		say ""
+		say "${pam_warns[@]}"
+	fi
+	pam_cleanup
+	trap - EXIT INT TERM
+}
+
+# r2 A B: A/B with two decimals; verdict R: the target of the pam_envd ratio
+r2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else printf "-" }'; }
+verdict() {
+	if [ "$1" = - ]; then
+		echo "not measured"
+	elif ge 1.05 "$1"; then
+		echo "PASS (aim 1.05x met)"
+	elif ge 1.15 "$1"; then
+		echo "PASS (aim 1.05x not met)"
+	else
+		echo "MISS"
+	fi
+}
+# per_assign IR IR0 N: (IR - IR0) / N
+per_assign() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { if (a != "" && b != "") printf "%.0f", (a - b) / n; else printf "-" }'; }
+ms() { if [ -n "$1" ]; then fmt_ms "$1"; else printf -- -; fi; }
+us() { if [ -n "$1" ]; then awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; else printf -- -; fi; }
+
+pam_report() {
+	local fmt s v name r_ip r_is r_hf r_in prev
+	say "" "stack: /etc/pam.d/SERVICE made for the run (the session part of Debian's login), then the module under test:"
+	say "$(printf '  %s\n' "${pam_stack[@]}")"
+	say "  pam_permit: session required pam_permit.so" \
+		"  pam_envd:   session required $module system_dirs=TREE/etc/environment.d:TREE/usr/lib/environment.d" \
+		"              (and the user's ~/.config/environment.d, the default)" \
+		"  pam_env:    session required pam_env.so readenv=0 user_readenv=1 (the tree as ~/.pam_environment," \
+		"              one 'NAME DEFAULT=value' line per assignment, by bench/pam_envconf.py)" \
+		"users: real, made with useradd for the run, home with the tree's user part; trees by gen_tree.py"
+	say "" "output check: the PAM environment after open_session against bench/pam_envconf.py's own reading of the tree"
+	for name in "${!chk[@]}"; do printf '%s\n' "$name"; done | sort -t. -k2,2 -k1,1 | while read -r name; do
+		say "$(printf '  %-22s %-7s %s' "${name%.*}" "${name##*.}" "${chk[$name]}")"
+	done
+	say "  (envd = pam_envd stack, env = pam_env stack, through bench/pam_open; pamtester-* = pamtester with" \
+		"   a pam_exec recorder stacked after the module; show = envd show --root TREE USER)"
+
+	s=small
+	say "" "typical config: the small tree, ${files[$s]} files, ${assign[$s]} assignments (${nvars[$s]} variables)" \
+		"  Ir/process  valgrind --tool=callgrind, total Ir of one bench/pam_open process: pam_start," \
+		"              pam_open_session, pam_close_session, pam_end (process start-up included)" \
+		"  Ir/session  Ir added by each further transaction in the same process: (Ir(n=$((pam_sessions + 1))) - Ir(n=1)) / $pam_sessions" \
+		"              (libpam loading the stack's modules, and their work)" \
+		"  pamtester   median wall time of 'pamtester SERVICE USER open_session close_session' (hyperfine," \
+		"              $pam_rounds rounds of >= $runs runs after $warmup warmup runs, the stacks taking turns)" \
+		"  in-process  median wall time of one transaction in bench/pam_open -n $pam_iter (after $pam_warm" \
+		"              untimed), the median of $pam_rounds rounds" ""
+	fmt="%-11s %11s %6s %11s %6s %13s %6s %14s %6s"
+	say "$(printf "$fmt" module Ir/process ratio Ir/session ratio "pamtester ms" ratio "in-process us" ratio)"
+	for v in permit envd env; do
+		say "$(printf "$fmt" "pam_$v" "${ir1[$v.$s]:--}" "$(r2 "${ir1[$v.$s]:-}" "${ir1[permit.$s]:-}")" \
+			"${sess[$v.$s]:--}" "$(r2 "${sess[$v.$s]:-}" "${sess[permit.$s]:-}")" \
+			"$(ms "${hf[$v.$s]:-}")" "$(r2 "${hf[$v.$s]:-}" "${hf[permit.$s]:-}")" \
+			"$(us "${inproc[$v.$s]:-}")" "$(r2 "${inproc[$v.$s]:-}" "${inproc[permit.$s]:-}")")"
+	done
+	r_ip=$(r2 "${ir1[envd.$s]:-}" "${ir1[permit.$s]:-}")
+	r_is=$(r2 "${sess[envd.$s]:-}" "${sess[permit.$s]:-}")
+	r_hf=$(r2 "${hf[envd.$s]:-}" "${hf[permit.$s]:-}")
+	r_in=$(r2 "${inproc[envd.$s]:-}" "${inproc[permit.$s]:-}")
+	say "" "target: pam_envd stack / pam_permit stack <= 1.15x (aim 1.05x)" \
+		"  instructions, one session per process:  ${r_ip}x  $(verdict "$r_ip")" \
+		"  instructions, per session in a process: ${r_is}x  $(verdict "$r_is")" \
+		"  wall time, pamtester:                   ${r_hf}x  $(verdict "$r_hf")" \
+		"  wall time, per session in a process:    ${r_in}x  $(verdict "$r_in")" \
+		"pam_env stack / pam_permit stack (about 1.7x expected):" \
+		"  instructions $(r2 "${ir1[env.$s]:-}" "${ir1[permit.$s]:-}")x per process, $(r2 "${sess[env.$s]:-}" "${sess[permit.$s]:-}")x per session;" \
+		"  wall time $(r2 "${hf[env.$s]:-}" "${hf[permit.$s]:-}")x pamtester, $(r2 "${inproc[env.$s]:-}" "${inproc[permit.$s]:-}")x per session in a process" \
+		"pam_envd / pam_env: instructions $(r2 "${ir1[envd.$s]:-}" "${ir1[env.$s]:-}")x per process, $(r2 "${sess[envd.$s]:-}" "${sess[env.$s]:-}")x per session"
+
+	say "" "growth with the tree: module Ir = Ir/session of the stack - Ir/session of the pam_permit stack" ""
+	fmt="%-7s %6s %7s %6s %-9s %12s %12s %9s %12s %12s %9s"
+	say "$(printf "$fmt" size files assign vars output "envd Ir/sess" "module Ir" Ir/assign "pam_env Ir/s" "module Ir" Ir/assign)"
+	for s in $pam_sizes; do
+		say "$(printf "$fmt" "$s" "${files[$s]}" "${assign[$s]}" "${nvars[$s]}" "${chk[envd.$s]%% *}" \
+			"${sess[envd.$s]:--}" "$(per_assign "${sess[envd.$s]:-}" "${sess[permit.small]:-}" 1)" \
+			"$(per_assign "${sess[envd.$s]:-}" "${sess[permit.small]:-}" "${assign[$s]}")" \
+			"${sess[env.$s]:--}" "$(per_assign "${sess[env.$s]:-}" "${sess[permit.small]:-}" 1)" \
+			"$(per_assign "${sess[env.$s]:-}" "${sess[permit.small]:-}" "${assign[$s]}")")"
+	done
+	say "" "wall time by size (ms; pamtester median, and one transaction in a process)" ""
+	fmt="%-7s %7s %14s %14s %14s %14s"
+	say "$(printf "$fmt" size assign "envd pamtester" "envd in-proc" "env pamtester" "env in-proc")"
+	say "$(printf "$fmt" "(permit" - "$(ms "${hf[permit.small]:-}")" \
+		"$(awk -v n="${inproc[permit.small]:-}" 'BEGIN { if (n != "") printf "%.3f", n / 1e6; else printf "-" }'))" - -)"
+	for s in $pam_sizes; do
+		say "$(printf "$fmt" "$s" "${assign[$s]}" "$(ms "${hf[envd.$s]:-}")" \
+			"$(awk -v n="${inproc[envd.$s]:-}" 'BEGIN { if (n != "") printf "%.3f", n / 1e6; else printf "-" }')" \
+			"$(ms "${hf[env.$s]:-}")" \
+			"$(awk -v n="${inproc[env.$s]:-}" 'BEGIN { if (n != "") printf "%.3f", n / 1e6; else printf "-" }')")"
+	done
+
+	say "" "growth per step of pam_envd's module Ir; target: linear (at most 1.1x as fast as the assignments)" ""
+	fmt="%-16s %8s %12s %9s  %s"
+	say "$(printf "$fmt" step assign "module Ir" limit status)"
+	prev=
+	for s in $pam_sizes; do
+		if [ -n "$prev" ] && [ -n "${sess[envd.$s]:-}" ]; then
+			local ra rm lim st
+			ra=$(ratio "${assign[$s]}" "${assign[$prev]}")
+			rm=$(awk -v a="${sess[envd.$s]}" -v b="${sess[envd.$prev]}" -v e="${sess[permit.small]}" \
+				'BEGIN { printf "%.2f", (a - e) / (b - e) }')
+			lim=$(awk -v a="${assign[$s]}" -v b="${assign[$prev]}" 'BEGIN { printf "%.2f", 1.1 * a / b }')
+			if ge "$lim" "$rm"; then st=PASS; else st=MISS; fi
+			say "$(printf "$fmt" "$prev -> $s" "x$ra" "x$rm" "x$lim" "$st")"
+		fi
+		prev=$s
+	done
+	say "" "raw data: $pout (PAM environments *.nul, callgrind.*.out, pamtester JSON, the translated .pam_environment)"
 }
 
 # ---- main -------------------------------------------------------------------------------
