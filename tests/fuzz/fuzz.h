@@ -93,8 +93,9 @@ void fuzz_str_free(struct fuzz_str *s);
  *   b        the base environment, one NAME=VALUE per line
  *   o        knobs: bytes the harness gives a meaning to
  *
- * Other headers are ignored.  The piece before the first separator is the
- * file u:50-input.conf, so a plain environment.d file is an input too. */
+ * Other headers are ignored.  The piece before the first separator, unless
+ * empty, is the file u:50-input.conf, so that a plain environment.d file is
+ * an input too. */
 enum fuzz_dir { FUZZ_USER, FUZZ_ETC, FUZZ_RUN, FUZZ_USRLOCAL, FUZZ_USR, FUZZ_NDIRS };
 
 struct fuzz_section {

@@ -143,7 +143,9 @@ size_t fuzz_split(const uint8_t *data, size_t size, struct fuzz_section *sec, si
 		end = sep ? (size_t)(sep - data) : size;
 		len = end - start;
 		memset(s, 0, sizeof(*s));
-		if (first) {
+		if (first && len == 0 && sep) {
+			/* no default file: the input starts with a section */
+		} else if (first) {
 			s->kind = 'f';
 			s->dir = FUZZ_USER;
 			s->entry = ':';
