@@ -15,12 +15,13 @@
 #include "envd.h"
 #include "output.h"
 #include "privs.h"
+#include "import.h"
 
 extern char **environ;
 
 enum { EXIT_OK = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
-enum command { CMD_SHOW, CMD_CHECK, CMD_FILES };
+enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT };
 
 struct opts {
 	enum command cmd;
@@ -39,6 +40,7 @@ struct diag_state {
 
 static const char usage_text[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
+    "  or:  envd [-q] import-pam-environment [FILE]\n"
     "Show, explain and lint the environment that pam_envd gives a login of USER\n"
     "(default: the caller) from the environment.d directories.\n"
     "\n"
@@ -46,6 +48,9 @@ static const char usage_text[] =
     "  show     print the variables, in order of first definition\n"
     "  check    lint the files: print file:line: warnings, exit 1 if any\n"
     "  files    list the files in effect, in order, and those masked or skipped\n"
+    "  import-pam-environment  print FILE (default ~/.pam_environment) as an\n"
+    "           environment.d file, with a comment on each line it cannot\n"
+    "           translate exactly\n"
     "\n"
     "Options:\n"
     "  -f, --format=FMT     show: env (NAME=VALUE), shell (export NAME='VALUE'),\n"
@@ -220,6 +225,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = CMD_CHECK;
 	else if (strcmp(cmd, "files") == 0)
 		o->cmd = CMD_FILES;
+	else if (strcmp(cmd, "import-pam-environment") == 0)
+		o->cmd = CMD_IMPORT; /* its operand is a FILE, kept in o->user */
 	else
 		return usage_error("unknown command", cmd);
 	if (optind < argc)
@@ -340,6 +347,8 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc != EXIT_OK)
 		return rc;
+	if (o.cmd == CMD_IMPORT)
+		return import_pam_environment(o.user, o.verbose < 0, stdout);
 	pw = find_user(o.user);
 	if (!pw) {
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");

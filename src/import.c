@@ -1,0 +1,1095 @@
+/* import.c - `envd import-pam-environment`: the user file of pam_env
+ * (~/.pam_environment, read with user_readenv=1) as an environment.d file.
+ *
+ * The aim is an equivalent file, so the reader reproduces what Linux-PAM
+ * 1.5.2's pam_env does with that file, quirks included, as established from
+ * its behaviour (tests/import.sh runs both through the same PAM stack):
+ *
+ * - Lines are assembled in an 8 KiB buffer.  A line that starts blank or
+ *   with '#' is skipped (also in the middle of a continued line); elsewhere
+ *   the first '#' ends the line, even inside quotes.  A line whose last
+ *   non-blank character is a backslash continues on the next one, which is
+ *   appended as it stands, leading blanks included.  A line too long for
+ *   what is left of the buffer, a NUL byte, or the file ending inside a
+ *   continued line make pam_env stop reading and fail.
+ * - A line is NAME followed by blank-separated DEFAULT=v and OVERRIDE=v; NAME
+ *   runs to the first blank and is not checked.  A value is "..." (no
+ *   escapes) or runs to the next blank.  Anything else after a blank,
+ *   trailing blanks included, makes pam_env ignore the line.
+ * - In values, \$ and \@ are literal, any other backslash is dropped, ${X}
+ *   is X from the PAM environment (nothing when unset), @{HOME} and
+ *   @{SHELL} come from the passwd entry, @{PAM_USER} and the other @{PAM_*}
+ *   are PAM items; a $ or @ without { is literal; an unterminated ${ or @{
+ *   makes pam_env stop reading and fail.  Quotes do not stop expansion.
+ * - The OVERRIDE wins when it expands to something; else the DEFAULT is
+ *   set, even when it expands to nothing, and even over a value the
+ *   variable already has; DEFAULT="" sets an empty value; with neither,
+ *   pam_env hands NAME itself to pam_putenv(), which removes the variable,
+ *   or sets it when NAME holds '=' (so "FOO=bar" works, unexpanded).
+ *
+ * environment.d has no way to remove a variable, to test for an empty one
+ * or to read PAM items; such lines are commented out or approximated, each
+ * with a "# envd:" comment that says how the result may differ. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <search.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "envd.h"
+#include "import.h"
+
+#define PAM_LINE_BUF   8192u           /* pam_env's line buffer, NUL included */
+#define IMPORT_MAX     (1024u * 1024u) /* bytes read from the file */
+#define MAX_CHAIN_REFS 8u              /* ${A}${B}... in an OVERRIDE= with a DEFAULT= */
+#define NOTE_PREFIX    "# envd: "
+
+/* ---- growing strings: errors are sticky and checked once at the end ---- */
+
+struct str {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void str_add(struct str *s, const char *p, size_t n)
+{
+	size_t cap;
+	char *np;
+
+	if (s->oom)
+		return;
+	if (s->len + n + 1 > s->cap) {
+		cap = s->cap ? s->cap : 256;
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		np = realloc(s->p, cap);
+		if (!np) {
+			s->oom = true;
+			return;
+		}
+		s->p = np;
+		s->cap = cap;
+	}
+	memcpy(s->p + s->len, p, n);
+	s->len += n;
+	s->p[s->len] = '\0';
+}
+
+static void str_adds(struct str *s, const char *z)
+{
+	str_add(s, z, strlen(z));
+}
+
+__attribute__((format(printf, 2, 3))) static void str_addf(struct str *s, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		s->oom = true;
+	else
+		str_add(s, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* ---- reading the file ---- */
+
+/* A user runs this on their own file: no ownership checks, but no FIFO or
+ * device either (O_NONBLOCK keeps the open from hanging on one). */
+static int read_all(int fd, struct str *buf)
+{
+	char chunk[8192];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return buf->oom ? -ENOMEM : 0;
+		if (buf->len + (size_t)n > IMPORT_MAX)
+			return -EFBIG;
+		str_add(buf, chunk, (size_t)n);
+	}
+}
+
+static int read_file(const char *path, struct str *buf)
+{
+	struct stat st;
+	int fd, r;
+
+	if (strcmp(path, "-") == 0)
+		return read_all(STDIN_FILENO, buf);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if (st.st_size > (off_t)IMPORT_MAX)
+		r = -EFBIG;
+	else
+		r = read_all(fd, buf);
+	close(fd);
+	return r;
+}
+
+/* ---- output helpers ---- */
+
+/* Original text in a comment: control bytes become '?', so that no byte of
+ * it can end the comment early (environment.d also ends lines at '\r'). */
+static void put_comment_text(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	if (n && s[n - 1] == '\n')
+		n--;
+	if (n && s[n - 1] == '\r')
+		n--;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out);
+	}
+	fputc('\n', out);
+}
+
+static bool is_pam_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* A blank or comment line as pam_env sees it (it skips both). */
+static bool skipped_line(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && is_pam_blank(s[i]))
+		i++;
+	return i == n || s[i] == '#';
+}
+
+/* Prints the physical lines in [p, end) commented out; with all, comment
+ * and blank lines too (they were not passed through yet). */
+static void put_commented(FILE *out, const char *p, const char *end, bool all)
+{
+	const char *nl;
+	size_t n;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		if (!skipped_line(p, n)) {
+			fputs("# ", out);
+			put_comment_text(out, p, n);
+		} else if (all) {
+			put_comment_text(out, p, n);
+		}
+		p += n;
+	}
+}
+
+/* ---- pam_env's line assembly ---- */
+
+struct reader {
+	const char *p, *end;
+	unsigned lineno; /* of the physical line at p */
+	FILE *out;       /* blank and comment lines are passed straight through */
+};
+
+struct logical {
+	char text[PAM_LINE_BUF];
+	size_t len;               /* pam_env's count of bytes used */
+	const char *first, *last; /* its physical lines (comment lines between included) */
+	unsigned line;            /* number of the first one */
+	const char *stop;         /* why pam_env stops reading, for RD_STOP */
+};
+
+enum rd { RD_LINE, RD_EOF, RD_STOP };
+
+/* The next physical line as fgets(buf, room) gives it to pam_env: false
+ * when pam_env gives up on it. */
+static bool fetch(struct reader *r, size_t room, const char **s, size_t *n, const char **why)
+{
+	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
+	size_t len = nl ? (size_t)(nl - r->p) + 1 : (size_t)(r->end - r->p);
+	const char *z;
+
+	/* fgets stores room - 1 bytes at most; a line cut short is an error
+	 * unless the read reached the end of the file */
+	if (nl ? len > room - 1 : len >= room - 1) {
+		*why = "a line longer than pam_env's 8 KiB line buffer";
+		return false;
+	}
+	/* after a NUL, pam_env sees a line without its newline: an error,
+	 * except on a last line without one */
+	z = memchr(r->p, '\0', len);
+	if (z && (z == r->p || nl)) {
+		*why = "a NUL byte";
+		return false;
+	}
+	*s = r->p;
+	*n = z ? (size_t)(z - r->p) : len;
+	r->p += len;
+	r->lineno++;
+	return true;
+}
+
+static void append(struct logical *lg, const char *s, size_t n)
+{
+	/* fetch() keeps lg->len + n below the buffer size */
+	memcpy(lg->text + lg->len, s, n);
+	lg->len += n;
+	lg->text[lg->len] = '\0';
+}
+
+/* Adds one physical line; true when the logical line is complete. */
+static bool take(struct logical *lg, const char *s, size_t n)
+{
+	const char *hash = memchr(s, '#', n);
+	size_t e = n;
+
+	if (hash) {
+		append(lg, s, (size_t)(hash - s));
+		return true;
+	}
+	while (e > 0 && is_pam_blank(s[e - 1]))
+		e--;
+	if (s[e - 1] == '\\') {
+		append(lg, s, e - 1);
+		return false;
+	}
+	append(lg, s, n);
+	return true;
+}
+
+static enum rd assemble(struct reader *r, struct logical *lg)
+{
+	const char *start, *s;
+	unsigned lineno;
+	size_t n;
+
+	lg->len = 0;
+	lg->text[0] = '\0';
+	lg->first = NULL;
+	for (;;) {
+		start = r->p;
+		lineno = r->lineno;
+		if (r->p == r->end && lg->len == 0)
+			return RD_EOF;
+		if (r->p == r->end)
+			lg->stop = "the file ends inside a continued line";
+		if (r->p == r->end || !fetch(r, PAM_LINE_BUF - lg->len, &s, &n, &lg->stop)) {
+			if (!lg->first) {
+				lg->first = start;
+				lg->line = lineno;
+			}
+			return RD_STOP;
+		}
+		if (skipped_line(s, n)) {
+			put_comment_text(r->out, s, n);
+			continue;
+		}
+		if (!lg->first) {
+			lg->first = start;
+			lg->line = lineno;
+		}
+		lg->last = r->p;
+		if (take(lg, s, n))
+			return RD_LINE;
+	}
+}
+
+/* ---- pam_env's line syntax ---- */
+
+enum vkind { V_NONE, V_EMPTY, V_TEXT };
+
+struct val {
+	enum vkind kind;
+	const char *p;
+	size_t n;
+};
+
+struct pline {
+	const char *name;
+	size_t name_len;
+	struct val dflt, ovr;
+	const char *bad; /* why pam_env ignores the line, or NULL */
+	const char *bad_at;
+};
+
+static const char *parse_value(const char **tp, struct val *v, int *quoted)
+{
+	const char *t = *tp, *start, *q;
+	size_t n;
+
+	if (*t != '"') {
+		start = t;
+		n = strcspn(t, " \t\n");
+		t += n;
+	} else {
+		start = t + 1;
+		q = strchr(start, '"');
+		if (!q)
+			return "a quote is not closed";
+		n = (size_t)(q - start);
+		t = q + 1;
+		if (*t && !is_pam_blank(*t))
+			return "text follows the closing quote";
+		++*quoted;
+	}
+	/* pam_env counts quotes across the line: an unquoted empty value may
+	 * still count as "" (and a quoted one as nothing) */
+	if (n) {
+		v->kind = V_TEXT;
+		v->p = start;
+		v->n = n;
+	} else if ((*quoted)-- != 0) {
+		v->kind = V_EMPTY;
+	}
+	*tp = t;
+	return NULL;
+}
+
+static void parse_pam_line(const char *t, struct pline *pl)
+{
+	int quoted = 0;
+	struct val *v;
+	size_t n;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->name = t;
+	pl->name_len = strcspn(t, " \t\n");
+	t += pl->name_len;
+	while (!pl->bad && (n = strspn(t, " \t")) > 0) {
+		t += n;
+		pl->bad_at = t;
+		if (strncmp(t, "DEFAULT=", 8) == 0) {
+			v = &pl->dflt;
+			t += 8;
+		} else if (strncmp(t, "OVERRIDE=", 9) == 0) {
+			v = &pl->ovr;
+			t += 9;
+		} else {
+			pl->bad = *t == '\0' || *t == '\n'
+			              ? "blanks after the value (a comment after it leaves some)"
+			              : "not DEFAULT= or OVERRIDE=";
+			return;
+		}
+		pl->bad = parse_value(&t, v, &quoted);
+	}
+}
+
+/* ---- pam_env's expansion, as parts ---- */
+
+enum part_kind { P_END, P_LIT, P_ENV, P_ITEM, P_ABORT };
+
+struct part {
+	enum part_kind kind;
+	const char *p; /* the literal text, or the name between the braces */
+	size_t n;
+};
+
+static bool opens_ref(const char *c, const char *end)
+{
+	return (*c == '$' || *c == '@') && c + 1 < end && c[1] == '{';
+}
+
+static enum part_kind next_part(const char **cur, const char *end, struct part *pt)
+{
+	const char *c = *cur, *close;
+
+	while (c < end && *c == '\\') {
+		if (c + 1 < end && (c[1] == '$' || c[1] == '@')) {
+			*pt = (struct part){P_LIT, c + 1, 1};
+			*cur = c + 2;
+			return pt->kind;
+		}
+		c++; /* pam_env drops any other backslash */
+	}
+	if (c == end) {
+		*cur = c;
+		return pt->kind = P_END;
+	}
+	if (opens_ref(c, end)) {
+		close = memchr(c + 2, '}', (size_t)(end - c - 2));
+		if (!close)
+			return pt->kind = P_ABORT;
+		*pt = (struct part){*c == '$' ? P_ENV : P_ITEM, c + 2, (size_t)(close - c - 2)};
+		*cur = close + 1;
+		return pt->kind;
+	}
+	pt->kind = P_LIT;
+	pt->p = c;
+	while (c < end && *c != '\\' && !opens_ref(c, end))
+		c++;
+	pt->n = (size_t)(c - pt->p);
+	*cur = c;
+	return P_LIT;
+}
+
+static bool part_is(const struct part *pt, const char *name)
+{
+	return pt->n == strlen(name) && memcmp(pt->p, name, pt->n) == 0;
+}
+
+/* The variable an item stands for in pam_envd's base: the passwd entry's
+ * HOME and SHELL and the user name are what a login starts with. */
+static const char *item_var(const struct part *pt)
+{
+	if (part_is(pt, "HOME"))
+		return "HOME";
+	if (part_is(pt, "SHELL"))
+		return "SHELL";
+	if (part_is(pt, "PAM_USER"))
+		return "USER";
+	return NULL;
+}
+
+static bool item_unseen(const struct part *pt)
+{
+	static const char *const items[] = {"PAM_TTY", "PAM_RHOST", "PAM_RUSER", "PAM_USER_PROMPT"};
+	size_t i;
+
+	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		if (part_is(pt, items[i]))
+			return true;
+	return false;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static bool set_has(void *const *set, const char *name, size_t n)
+{
+	char key[PAM_LINE_BUF];
+
+	memcpy(key, name, n);
+	key[n] = '\0';
+	return tfind(key, set, cmp_names) != NULL;
+}
+
+/* What a DEFAULT= or OVERRIDE= value holds. */
+struct vscan {
+	bool abort;         /* an unterminated ${ or @{ */
+	bool literal;       /* it never expands to nothing */
+	size_t refs;        /* ${NAME} with a valid name */
+	struct part unseen; /* a PAM item environment.d cannot see */
+	bool bad_utf8, unbalanced;
+};
+
+static void scan_lit(const struct part *pt, struct vscan *vs, long *depth)
+{
+	size_t i;
+
+	if (!envd_utf8_valid(pt->p, pt->n))
+		vs->bad_utf8 = true;
+	for (i = 0; i < pt->n; i++) {
+		*depth += pt->p[i] == '{' ? 1 : pt->p[i] == '}' ? -1 : 0;
+		if (*depth < 0)
+			vs->unbalanced = true;
+	}
+}
+
+/* known: names set above to a value that never expands to nothing */
+static void scan_value(const struct val *v, struct vscan *vs, void *const *known)
+{
+	const char *cur = v->p, *end = v->p + v->n;
+	struct part pt;
+	long depth = 0;
+
+	memset(vs, 0, sizeof(*vs));
+	if (v->kind != V_TEXT)
+		return;
+	while (next_part(&cur, end, &pt) != P_END) {
+		if (pt.kind == P_ABORT) {
+			vs->abort = true;
+			return;
+		}
+		if (pt.kind == P_LIT) {
+			vs->literal |= pt.n > 0;
+			scan_lit(&pt, vs, &depth);
+		} else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n)) {
+			if (set_has(known, pt.p, pt.n))
+				vs->literal = true;
+			else
+				vs->refs++;
+		} else if (item_var(&pt)) {
+			vs->literal = true;
+		} else if (item_unseen(&pt) && vs->unseen.kind == P_END) {
+			vs->unseen = pt;
+		}
+	}
+	vs->unbalanced |= depth != 0;
+}
+
+/* ---- the translation ---- */
+
+struct ctx {
+	FILE *out;
+	struct envd_policy *policy;
+	void *tainted;  /* names whose value may differ from pam_env's */
+	void *assigned; /* names set by an earlier translated line */
+	void *nonempty; /* names set exactly, to a value that is never empty */
+	struct str notes, val;
+	bool inexact, untranslated; /* of the current line */
+	size_t n_inexact, n_untranslated;
+	bool oom;
+};
+
+static void set_put(struct ctx *c, void **set, const char *name, size_t n, bool on)
+{
+	char key[PAM_LINE_BUF], *dup, **node;
+
+	memcpy(key, name, n);
+	key[n] = '\0';
+	node = tfind(key, set, cmp_names);
+	if (!on && node) {
+		dup = *node;
+		tdelete(key, set, cmp_names);
+		free(dup);
+	} else if (on && !node) {
+		dup = strdup(key);
+		if (!dup || !tsearch(dup, set, cmp_names)) {
+			free(dup);
+			c->oom = true;
+		}
+	}
+}
+
+__attribute__((format(printf, 3, 4))) static void note(struct ctx *c, const char *kind,
+                                                       const char *fmt, ...)
+{
+	char tmp[512], *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	/* names and text from the file: nothing may end the comment early */
+	for (p = tmp; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	str_addf(&c->notes, NOTE_PREFIX "%s: %s\n", kind, tmp);
+	if (strcmp(kind, "inexact") == 0)
+		c->inexact = true;
+	if (strcmp(kind, "not translated") == 0)
+		c->untranslated = true;
+}
+
+/* Literal text in an environment.d value: only '$' means something after
+ * unquoting. */
+static void add_literal(struct str *s, const char *p, size_t n)
+{
+	const char *d;
+
+	while (n && (d = memchr(p, '$', n))) {
+		str_add(s, p, (size_t)(d - p) + 1);
+		str_add(s, "$", 1);
+		n -= (size_t)(d - p) + 1;
+		p = d + 1;
+	}
+	str_add(s, p, n);
+}
+
+static void add_ref(struct str *s, const char *name, size_t n)
+{
+	str_adds(s, "${");
+	str_add(s, name, n);
+	str_adds(s, "}");
+}
+
+/* The environment.d form of a DEFAULT= or OVERRIDE= value. */
+static void render(struct str *s, const struct val *v)
+{
+	const char *cur = v->p, *end = v->p + v->n, *var;
+	struct part pt;
+
+	if (v->kind != V_TEXT)
+		return;
+	while (next_part(&cur, end, &pt) != P_END) {
+		if (pt.kind == P_LIT)
+			add_literal(s, pt.p, pt.n);
+		else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n))
+			add_ref(s, pt.p, pt.n);
+		else if (pt.kind == P_ITEM && (var = item_var(&pt)))
+			add_ref(s, var, strlen(var));
+	}
+}
+
+/* Where the login lacks NAME, pam_env expanded ${NAME} to nothing; pam_envd
+ * has a fallback for these. */
+static void note_fallback(struct ctx *c, const struct part *pt)
+{
+	static const char *const names[] = {"HOME", "USER", "LOGNAME", "SHELL"};
+	size_t i;
+
+	if (part_is(pt, "PATH")) {
+		note(c, "inexact",
+		     "where the login has no PATH, pam_env expanded ${PATH} to nothing; pam_envd "
+		     "uses the default PATH");
+		return;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (part_is(pt, names[i]))
+			note(c, "inexact",
+			     "where the login has no %s, pam_env expanded ${%s} to nothing; "
+			     "pam_envd uses the passwd entry's",
+			     names[i], names[i]);
+}
+
+/* Notes on what a used value refers to. */
+static void note_refs(struct ctx *c, const struct val *v)
+{
+	const char *cur = v->p, *end = v->p + v->n;
+	struct part pt;
+	const char *var;
+
+	if (v->kind != V_TEXT)
+		return;
+	while (next_part(&cur, end, &pt) != P_END) {
+		if (pt.kind == P_ENV && !envd_name_valid(pt.p, pt.n))
+			note(c, "note", "${%.*s} is not a variable name: it expands to nothing",
+			     (int)(pt.n > 60 ? 60 : pt.n), pt.p);
+		else if (pt.kind == P_ENV && set_has(&c->tainted, pt.p, pt.n))
+			note(c, "inexact", "uses %.*s, whose value may differ (see above)",
+			     (int)pt.n, pt.p);
+		else if (pt.kind == P_ENV && !set_has(&c->assigned, pt.p, pt.n))
+			note_fallback(c, &pt);
+		else if (pt.kind == P_ITEM && (var = item_var(&pt)) &&
+		         set_has(&c->assigned, var, strlen(var)))
+			note(c, "inexact",
+			     "@{%.*s} is the passwd entry's, ${%s} the value set above", (int)pt.n,
+			     pt.p, var);
+		else if (pt.kind == P_ITEM && !var && !item_unseen(&pt))
+			note(c, "note",
+			     "@{%.*s} is not a PAM item pam_env knows: it expands to nothing",
+			     (int)(pt.n > 60 ? 60 : pt.n), pt.p);
+	}
+}
+
+/* ---- one line ---- */
+
+/* How pam_env decides, in the cases environment.d can tell apart. */
+enum how {
+	H_OVERRIDE,   /* the OVERRIDE never expands to nothing */
+	H_CHAIN,      /* ${A}${B}... falling back to the DEFAULT */
+	H_REFS,       /* ${A}${B}... falling back to an empty value */
+	H_REFS_UNSET, /* ${A}${B}... falling back to removal */
+	H_DEFAULT,    /* no OVERRIDE to speak of */
+	H_EMPTY,      /* DEFAULT="" */
+	H_UNSET,      /* neither: pam_putenv(NAME) */
+};
+
+struct line {
+	struct pline pl;
+	struct vscan d, o;
+	enum how how;
+	const char *var, *rest; /* NAME split at its first '=' */
+	size_t var_len, rest_len;
+	bool has_eq;
+};
+
+static enum how decide(const struct line *ln)
+{
+	const struct pline *pl = &ln->pl;
+
+	if (ln->o.literal || ln->o.unseen.n)
+		return H_OVERRIDE; /* an item environment.d cannot see: not translated */
+	if (ln->o.refs && pl->dflt.kind == V_TEXT &&
+	    (ln->d.literal || ln->d.refs || ln->d.unseen.n))
+		return H_CHAIN;
+	if (ln->o.refs)
+		return pl->dflt.kind == V_NONE ? H_REFS_UNSET : H_REFS;
+	if (pl->dflt.kind == V_TEXT)
+		return H_DEFAULT;
+	return pl->dflt.kind == V_EMPTY ? H_EMPTY : H_UNSET;
+}
+
+/* Why the line cannot be written in environment.d at all, or NULL. */
+static const char *untranslatable(const struct line *ln, char *why, size_t sz)
+{
+	bool use_o = ln->how != H_DEFAULT && ln->how != H_EMPTY && ln->how != H_UNSET;
+	bool use_d = ln->how == H_CHAIN || ln->how == H_DEFAULT;
+	const struct part *u = use_o && ln->o.unseen.n   ? &ln->o.unseen
+	                       : use_d && ln->d.unseen.n ? &ln->d.unseen
+	                                                 : NULL;
+
+	if (u) {
+		snprintf(why, sz, "environment.d cannot see the PAM item @{%.*s}", (int)u->n, u->p);
+		return why;
+	}
+	if (ln->how == H_UNSET && !ln->has_eq)
+		return "environment.d cannot remove a variable, as pam_env does here";
+	if (ln->how == H_REFS_UNSET && ln->has_eq)
+		return "the name holds '=' and the OVERRIDE may expand to nothing";
+	if (!envd_name_valid(ln->var, ln->var_len))
+		return "not a valid environment.d variable name";
+	if ((use_o && ln->o.bad_utf8) || (use_d && ln->d.bad_utf8) ||
+	    !envd_utf8_valid(ln->rest, ln->rest_len))
+		return "not valid UTF-8, which environment.d refuses";
+	if (ln->how == H_CHAIN && ln->d.unbalanced)
+		return "a { or } in the DEFAULT would end the ${...:-DEFAULT} early";
+	if (ln->how == H_CHAIN && ln->o.refs > MAX_CHAIN_REFS)
+		return "too many ${...} in the OVERRIDE";
+	return NULL;
+}
+
+/* The ${NAME} of an OVERRIDE made only of them (invalid names dropped). */
+static size_t override_refs(const struct val *v, struct part *refs, size_t max)
+{
+	const char *cur = v->p, *end = v->p + v->n;
+	struct part pt;
+	size_t k = 0;
+
+	while (next_part(&cur, end, &pt) != P_END)
+		if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n) && k < max)
+			refs[k++] = pt;
+	return k;
+}
+
+/* pam_env takes an OVERRIDE of references when it expands to something;
+ * ${A:-...} tests for an unset A instead: A if set, else the next one,
+ * then the DEFAULT, followed by the rest when A was set. */
+static void render_chain(struct str *s, const struct line *ln)
+{
+	struct part r[MAX_CHAIN_REFS];
+	size_t k = override_refs(&ln->pl.ovr, r, MAX_CHAIN_REFS), i, j;
+
+	for (i = 0; i < k; i++) {
+		str_adds(s, "${");
+		str_add(s, r[i].p, r[i].n);
+		str_adds(s, ":-");
+	}
+	render(s, &ln->pl.dflt);
+	str_adds(s, "}");
+	for (i = k - 1; i-- > 0;) {
+		str_adds(s, "}${");
+		str_add(s, r[i].p, r[i].n);
+		str_adds(s, ":+");
+		for (j = i + 1; j < k; j++)
+			add_ref(s, r[j].p, r[j].n);
+		str_adds(s, "}");
+	}
+}
+
+static void render_line(struct ctx *c, const struct line *ln)
+{
+	struct str *s = &c->val;
+
+	s->len = 0;
+	add_literal(s, ln->rest, ln->rest_len);
+	if (ln->has_eq && ln->how != H_UNSET)
+		str_adds(s, "=");
+	if (ln->how == H_OVERRIDE || ln->how == H_REFS || ln->how == H_REFS_UNSET)
+		render(s, &ln->pl.ovr);
+	else if (ln->how == H_CHAIN)
+		render_chain(s, ln);
+	else if (ln->how == H_DEFAULT)
+		render(s, &ln->pl.dflt);
+	if (s->oom)
+		c->oom = true;
+}
+
+static void note_line(struct ctx *c, const struct line *ln)
+{
+	char name[PAM_LINE_BUF];
+	const char *why;
+
+	if (ln->how == H_CHAIN)
+		note(c, "inexact",
+		     "pam_env took the DEFAULT when the OVERRIDE expanded to nothing; here only "
+		     "when "
+		     "its variables are unset, not when they are empty");
+	if (ln->how == H_REFS_UNSET)
+		note(c, "inexact",
+		     "pam_env removed %.*s when the OVERRIDE expanded to nothing; here it is set "
+		     "empty",
+		     (int)ln->var_len, ln->var);
+	if (ln->how == H_UNSET && memchr(ln->rest, '$', ln->rest_len))
+		note(c, "note", "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
+	if (ln->how == H_OVERRIDE || ln->how == H_CHAIN || ln->how == H_REFS ||
+	    ln->how == H_REFS_UNSET)
+		note_refs(c, &ln->pl.ovr);
+	if (ln->how == H_CHAIN || ln->how == H_DEFAULT)
+		note_refs(c, &ln->pl.dflt);
+	if (c->val.len == 0)
+		note(c, "note", "environment.d has no empty literal: ${%.*s:+} expands to nothing",
+		     (int)ln->var_len, ln->var);
+	if (c->val.len && memchr(c->val.p, '\r', c->val.len))
+		note(c, "note",
+		     "the value holds a carriage return (a CRLF line end?), as with pam_env");
+	memcpy(name, ln->var, ln->var_len);
+	name[ln->var_len] = '\0';
+	why = envd_policy_check(c->policy, name);
+	if (why)
+		note(c, "inexact",
+		     "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",
+		     (int)ln->var_len, ln->var, why);
+}
+
+static bool plain_value(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)s[i];
+
+		if (b <= ' ' || b == 0x7f || strchr("\\\"'`", b))
+			return false;
+	}
+	return true;
+}
+
+static void put_assignment(struct ctx *c, const struct line *ln)
+{
+	const struct str *v = &c->val;
+	size_t i;
+
+	fwrite(ln->var, 1, ln->var_len, c->out);
+	fputc('=', c->out);
+	if (v->len == 0) {
+		fprintf(c->out, "${%.*s:+}\n", (int)ln->var_len, ln->var);
+		return;
+	}
+	if (plain_value(v->p, v->len)) {
+		fprintf(c->out, "%s\n", v->p);
+		return;
+	}
+	fputc('"', c->out);
+	for (i = 0; i < v->len; i++) {
+		if (strchr("\\\"`", v->p[i]))
+			fputc('\\', c->out);
+		fputc(v->p[i], c->out);
+	}
+	fputs("\"\n", c->out);
+}
+
+static void flush_notes(struct ctx *c)
+{
+	if (c->notes.len)
+		fputs(c->notes.p, c->out);
+	if (c->notes.oom)
+		c->oom = true;
+	c->notes.len = 0;
+	c->n_inexact += c->inexact && !c->untranslated;
+	c->n_untranslated += c->untranslated;
+	c->inexact = c->untranslated = false;
+}
+
+/* Whether the value set is never empty, whatever the environment. */
+static bool never_empty(const struct line *ln)
+{
+	if (ln->has_eq)
+		return ln->how != H_UNSET || ln->rest_len > 0;
+	return ln->how == H_OVERRIDE || (ln->how == H_DEFAULT && ln->d.literal);
+}
+
+static void translate(struct ctx *c, const struct logical *lg, struct line *ln)
+{
+	char buf[200];
+	const char *why;
+	bool exact;
+
+	ln->how = decide(ln);
+	why = untranslatable(ln, buf, sizeof(buf));
+	if (why) {
+		note(c, "not translated", "%s", why);
+		flush_notes(c);
+		put_commented(c->out, lg->first, lg->last, false);
+		set_put(c, &c->tainted, ln->var, ln->var_len, true);
+		set_put(c, &c->nonempty, ln->var, ln->var_len, false);
+		return;
+	}
+	render_line(c, ln);
+	note_line(c, ln);
+	exact = !c->inexact;
+	flush_notes(c);
+	put_assignment(c, ln);
+	set_put(c, &c->tainted, ln->var, ln->var_len, !exact);
+	set_put(c, &c->assigned, ln->var, ln->var_len, true);
+	set_put(c, &c->nonempty, ln->var, ln->var_len, exact && never_empty(ln));
+}
+
+static void stop(struct ctx *c, const struct logical *lg, const char *end, const char *why)
+{
+	note(c, "ignored by pam_env",
+	     "pam_env stops at line %u (%s), fails the session and ignores the rest of the file",
+	     lg->line, why);
+	flush_notes(c);
+	put_commented(c->out, lg->first, end, true);
+}
+
+static void ignored(struct ctx *c, const struct logical *lg, const char *why)
+{
+	note(c, "ignored by pam_env", "%s", why);
+	flush_notes(c);
+	put_commented(c->out, lg->first, lg->last, false);
+}
+
+static void split_name(struct line *ln)
+{
+	const char *eq = memchr(ln->pl.name, '=', ln->pl.name_len);
+
+	ln->has_eq = eq != NULL;
+	ln->var = ln->pl.name;
+	ln->var_len = eq ? (size_t)(eq - ln->pl.name) : ln->pl.name_len;
+	ln->rest = eq ? eq + 1 : ln->pl.name + ln->pl.name_len;
+	ln->rest_len = eq ? ln->pl.name_len - ln->var_len - 1 : 0;
+}
+
+/* Returns false when pam_env stops reading at this line. */
+static bool do_line(struct ctx *c, const struct logical *lg, const char *end)
+{
+	struct line ln;
+	char buf[200];
+	size_t n;
+
+	parse_pam_line(lg->text, &ln.pl);
+	if (ln.pl.bad && ln.pl.name_len == 0) {
+		ignored(c, lg, "the line starts with a blank, which makes the name empty");
+		return true;
+	}
+	if (ln.pl.bad) {
+		n = strcspn(ln.pl.bad_at, "\n");
+		snprintf(buf, sizeof(buf), "%s at \"%.*s\"", ln.pl.bad, (int)(n > 30 ? 30 : n),
+		         ln.pl.bad_at);
+		ignored(c, lg, n ? buf : ln.pl.bad);
+		return true;
+	}
+	/* pam_env expands the DEFAULT, then the OVERRIDE, before anything else */
+	scan_value(&ln.pl.dflt, &ln.d, &c->nonempty);
+	scan_value(&ln.pl.ovr, &ln.o, &c->nonempty);
+	if (ln.d.abort || ln.o.abort) {
+		stop(c, lg, end, "a ${ or @{ without its }");
+		return false;
+	}
+	split_name(&ln);
+	if (ln.pl.name_len == 0)
+		ignored(c, lg, "the line starts with a blank, which makes the name empty");
+	else if (ln.var_len == 0)
+		ignored(c, lg, "the name is empty");
+	else
+		translate(c, lg, &ln);
+	return true;
+}
+
+static void translate_all(struct ctx *c, const char *data, size_t len)
+{
+	struct reader r = {data, data + len, 1, c->out};
+	struct logical *lg = malloc(sizeof(*lg));
+	enum rd k;
+
+	if (!lg) {
+		c->oom = true;
+		return;
+	}
+	while ((k = assemble(&r, lg)) == RD_LINE)
+		if (!do_line(c, lg, r.end))
+			break;
+	if (k == RD_STOP)
+		stop(c, lg, r.end, lg->stop);
+	free(lg);
+}
+
+/* ---- the command ---- */
+
+static void put_header(FILE *out, const char *file)
+{
+	fputs("# ", out);
+	put_comment_text(out, file, strlen(file));
+	fputs("# as an environment.d file, by envd import-pam-environment.  Save it in\n"
+	      "# ~/.config/environment.d/ as 99-pam-environment.conf: that name sorts after\n"
+	      "# 99-environment.conf (/etc/environment), which pam_env read first.\n"
+	      "# Lines marked \"envd: inexact\" or \"envd: not translated\" may give another\n"
+	      "# value than pam_env did.\n\n",
+	      out);
+}
+
+static int default_file(struct str *path)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	if (!pw || !pw->pw_dir) {
+		fprintf(stderr, "envd: no passwd entry for uid %u\n", (unsigned)getuid());
+		return -1;
+	}
+	str_adds(path, pw->pw_dir);
+	str_adds(path, "/.pam_environment");
+	return path->oom ? -1 : 0;
+}
+
+static const char *read_error(int r)
+{
+	return r == -EINVAL  ? "not a regular file"
+	       : r == -EFBIG ? "larger than 1 MiB"
+	                     : strerror(-r);
+}
+
+static void summary(const struct ctx *c, bool quiet)
+{
+	if (quiet || (c->n_inexact == 0 && c->n_untranslated == 0))
+		return;
+	fprintf(stderr,
+	        "envd: %zu line(s) not translated, %zu translated inexactly: see the \"# envd:\" "
+	        "comments\n",
+	        c->n_untranslated, c->n_inexact);
+}
+
+int import_pam_environment(const char *file, bool quiet, FILE *out)
+{
+	struct str buf = {0}, path = {0};
+	struct ctx c = {.out = out};
+	int rc = 3, r;
+
+	if (!file && default_file(&path) < 0)
+		goto out;
+	if (!file)
+		file = path.p;
+	r = read_file(file, &buf);
+	if (r < 0) {
+		fprintf(stderr, "envd: %s: %s\n", file, read_error(r));
+		goto out;
+	}
+	c.policy = envd_policy_new(true);
+	if (!c.policy)
+		goto oom;
+	put_header(out, file);
+	if (buf.len)
+		translate_all(&c, buf.p, buf.len);
+	if (c.oom || c.val.oom)
+		goto oom;
+	summary(&c, quiet);
+	rc = 0;
+	goto out;
+oom:
+	fprintf(stderr, "envd: out of memory\n");
+out:
+	tdestroy(c.tainted, free);
+	tdestroy(c.assigned, free);
+	tdestroy(c.nonempty, free);
+	envd_policy_free(c.policy);
+	free(c.notes.p);
+	free(c.val.p);
+	free(buf.p);
+	free(path.p);
+	return rc;
+}
