@@ -485,13 +485,13 @@ def render(o):
 
 
 def diff(label_a, a, label_b, b):
-    return "\n".join("      " + line for line in difflib.unified_diff(
-        render(a), render(b), label_a, label_b, lineterm="", n=20))
+    return "\n".join(clip(["      " + line for line in difflib.unified_diff(
+        render(a), render(b), label_a, label_b, lineterm="", n=5)], 60))
 
 
 def case_input(case):
     lines = []
-    for key in sorted(case.files, key=lambda k: ["user", "xdg", "etc", "run", "usrlocal", "usr"].index(k)):
+    for key in sorted(case.files, key=lambda k: ["home", "user", "xdg", "etc", "run", "usrlocal", "usr"].index(k)):
         ents = case.files[key]
         if ents is corpus.MISSING:
             lines.append("      %s: (missing)" % key)
@@ -508,7 +508,13 @@ def case_input(case):
         lines.append("      (no HOME)")
     for n, v in case.env:
         lines.append("      env %s=%s" % (n if isinstance(n, str) else show(n), show(v if isinstance(v, bytes) else v.encode())))
-    return "\n".join(lines)
+    return "\n".join(clip(lines))
+
+
+def clip(lines, most=40):
+    if len(lines) <= most:
+        return lines
+    return lines[:most] + ["      ... (%d more lines)" % (len(lines) - most)]
 
 
 def expected_outcome(case):
@@ -560,6 +566,7 @@ def main():
         if not (os.path.isfile(envd) and os.access(envd, os.X_OK)):
             print("SKIP: envd not found at %s" % envd)
             return 77
+        envd = os.path.abspath(envd)  # it runs in each case's directory
 
     recorded = {}
     if os.path.exists(EXPECTED):
