@@ -123,6 +123,45 @@ else
 	echo "note: envd not built, agreement not checked"
 fi
 
+# --- privileges that cannot be restored fail the session (closed) ---------
+# A preloaded setfsuid() that refuses to go back to root: the module must
+# notice, set nothing, and return a session error.
+cat >"$E2E_TMP/break-regain.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sys/types.h>
+int setfsuid(uid_t uid);
+int setfsuid(uid_t uid)
+{
+	static int (*real)(uid_t);
+	if (!real)
+		real = (int (*)(uid_t))dlsym(RTLD_NEXT, "setfsuid");
+	return real(uid == 0 ? (uid_t)-1 : uid); /* "back to root" changes nothing */
+}
+EOF
+if ${CC:-cc} -shared -fPIC -o "$E2E_TMP/break-regain.so" "$E2E_TMP/break-regain.c" -ldl 2>/dev/null; then
+	svc_strict=$(e2e_service strict <<EOF
+session  required $MODULE system_dirs=$SYSDIRS
+session  required pam_exec.so $HELPER $OUT
+EOF
+)
+	rm -f "$OUT"/*
+	: >"$E2E_LOG"
+	saved=$PRELOAD
+	PRELOAD="${PRELOAD:+$PRELOAD }$E2E_TMP/break-regain.so"
+	e2e_pam "$svc_strict" "$u" open_session
+	PRELOAD=$saved
+	expect_false "regain failure: the session fails" test "$E2E_RC" = 0
+	# required does not stop the stack: the helper runs, but gets nothing
+	expect_false "regain failure: no variable set" hasvar "$(record "$u")" EDITOR
+	expect_false "regain failure: no system variable set" hasvar "$(record "$u")" SITE
+	[ -z "$E2E_SHIM" ] || expect_true "regain failure: logged" grep -q "privileges not restored" "$E2E_LOG"
+	e2e_pam "$svc_strict" "$u" open_session
+	expect_eq "without the fault the same service opens" "$E2E_RC" 0
+else
+	echo "note: no compiler, regain failure not checked"
+fi
+
 # --- nothing logged holds a value ---------------------------------------------
 if [ -n "$E2E_SHIM" ]; then
 	as "$u" sh -c "printf 'LD_PRELOAD=/secret-value-1\n1BAD=secret-value-2\n' >'$udir/30-bad.conf'"
