@@ -330,6 +330,10 @@ struct tu_tree {
 	struct envd_result *res;
 };
 
+/* Roots of trees not freed yet: a failing test jumps out of its body, and
+ * the teardown tu_cleanup then removes the directories it left behind. */
+static char *tu_live[8];
+
 static inline void tu_tree_init(struct tu_tree *t)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -354,6 +358,12 @@ static inline void tu_tree_init(struct tu_tree *t)
 	tu_mkdir_p(t->run, 0755);
 	tu_mkdir_p(t->usrlocal, 0755);
 	tu_mkdir_p(t->usr, 0755);
+
+	for (n = 0; n < (int)TU_LEN(tu_live); n++)
+		if (!tu_live[n]) {
+			tu_live[n] = strdup(t->root);
+			break;
+		}
 
 	envd_config_init(&t->cfg);
 	t->cfg.user_dir = t->user;
@@ -428,11 +438,37 @@ tu_file(const struct tu_tree *t, const char *suffix)
 
 static inline void tu_tree_free(struct tu_tree *t)
 {
+	size_t i;
+
+	for (i = 0; i < TU_LEN(tu_live); i++)
+		if (tu_live[i] && strcmp(tu_live[i], t->root) == 0) {
+			free(tu_live[i]);
+			tu_live[i] = NULL;
+		}
 	envd_result_free(t->res);
 	t->res = NULL;
 	tu_diags_clear(&t->diags);
 	if (t->root[0])
 		tu_rm_rf(t->root);
+	t->root[0] = '\0';
 }
+
+/* cmocka teardown: removes the trees a failed test left (its memory is
+ * lost with the test's stack frame). */
+static inline int tu_cleanup(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(tu_live); i++)
+		if (tu_live[i]) {
+			tu_rm_rf(tu_live[i]);
+			free(tu_live[i]);
+			tu_live[i] = NULL;
+		}
+	return 0;
+}
+
+#define tu_test(f) cmocka_unit_test_teardown(f, tu_cleanup)
 
 #endif

@@ -376,18 +376,22 @@ static void test_depth_boundary(void **state)
 
 	(void)state;
 	for (depth = 1; depth <= 40; depth += 39) {
+		int r;
+
 		in = nested(depth);
 		st = state_with(100, 1000, depth);
-		if (expand(&st, in, &out, &n) != 0)
-			fail_msg("%zu nested ${U:-...} refused with max_depth %zu", depth, depth);
+		r = expand(&st, in, &out, &n);
+		free(in);
+		if (r != 0)
+			fail_msg("%zu nested ${U:-...} refused (%d) with max_depth %zu", depth, r, depth);
 		assert_string_equal(out, "x");
 		free(out);
-		free(in);
 
 		in = nested(depth + 1);
 		st = state_with(100, 1000, depth);
-		assert_int_equal(expand(&st, in, &out, &n), -ELOOP);
+		r = expand(&st, in, &out, &n);
 		free(in);
+		assert_int_equal(r, -ELOOP);
 	}
 }
 

@@ -349,18 +349,18 @@ static void test_load_many_names(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_empty),
-	    cmocka_unit_test(test_order_of_first_definition),
-	    cmocka_unit_test(test_later_wins),
-	    cmocka_unit_test(test_copies),
-	    cmocka_unit_test(test_exact_names),
-	    cmocka_unit_test(test_many_names),
-	    cmocka_unit_test(test_colliding_lengths),
-	    cmocka_unit_test(test_hash),
-	    cmocka_unit_test(test_hash_spread),
-	    cmocka_unit_test(test_bytes_accounting),
-	    cmocka_unit_test(test_load_order_and_last_value),
-	    cmocka_unit_test(test_load_many_names),
+	    tu_test(test_empty),
+	    tu_test(test_order_of_first_definition),
+	    tu_test(test_later_wins),
+	    tu_test(test_copies),
+	    tu_test(test_exact_names),
+	    tu_test(test_many_names),
+	    tu_test(test_colliding_lengths),
+	    tu_test(test_hash),
+	    tu_test(test_hash_spread),
+	    tu_test(test_bytes_accounting),
+	    tu_test(test_load_order_and_last_value),
+	    tu_test(test_load_many_names),
 	};
 
 	return cmocka_run_group_tests_name("unit_store", tests, NULL, NULL);
