@@ -101,6 +101,6 @@ void pe_log_finish(struct pe_log *log)
 {
 	if (log->dropped > 0)
 		pam_syslog(log->pamh, LOG_WARNING,
-			   "%zu more problems with environment files not logged (limit %zu)",
-			   log->dropped, log->max);
+		           "%zu more problems with environment files not logged (limit %zu)",
+		           log->dropped, log->max);
 }

@@ -21,8 +21,8 @@ struct pe_options {
 	unsigned flags;       /* ENVD_NO_OVERWRITE, ENVD_NO_EXPAND */
 	const char *user_dir; /* template with %h %u, or NULL for the default */
 	const char *default_path;
-	char **system_dirs;   /* malloc'd, NULL-terminated; NULL: the four defaults */
-	size_t max_env;       /* cap on the bytes written; 0: the engine default */
+	char **system_dirs; /* malloc'd, NULL-terminated; NULL: the four defaults */
+	size_t max_env;     /* cap on the bytes written; 0: the engine default */
 	struct envd_policy *policy;
 };
 
@@ -38,8 +38,8 @@ struct pe_priv {
 	pam_handle_t *pamh;
 	const struct passwd *pw;
 	bool debug;
-	bool dropped; /* between a successful enter and leave */
-	bool broken;  /* a regain failed: the process is not itself any more */
+	bool dropped;       /* between a successful enter and leave */
+	bool broken;        /* a regain failed: the process is not itself any more */
 	uid_t fsuid_before; /* the identity to come back to */
 	gid_t fsgid_before;
 	int ngroups_before;
@@ -61,7 +61,7 @@ struct pe_log {
 	size_t dropped; /* lines over max, not sent */
 	size_t max;     /* lines allowed per load */
 };
-#define PE_LOG_MAX_LINES 100u
+#define PE_LOG_MAX_LINES  100u
 #define PE_LOG_NAME_BYTES 300u /* a variable name as logged; longer ones end in "..." */
 void pe_log_init(struct pe_log *log, pam_handle_t *pamh, bool debug);
 void pe_log_diag(const struct envd_diag *diag, void *data); /* envd_diag_fn */

@@ -26,7 +26,7 @@
 /* Handlers return PAM_SUCCESS, or PAM_BUF_ERR when out of memory; they log
  * and ignore bad values themselves. */
 typedef int (*option_fn)(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			 const char *value);
+                         const char *value);
 
 static int set_debug(pam_handle_t *pamh, struct pe_options *opt, const char *arg, const char *v)
 {
@@ -41,14 +41,13 @@ static int set_nouser(pam_handle_t *pamh, struct pe_options *opt, const char *ar
 }
 
 static int set_nooverwrite(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			   const char *v)
+                           const char *v)
 {
 	opt->flags |= ENVD_NO_OVERWRITE;
 	return PAM_SUCCESS;
 }
 
-static int set_noexpand(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			const char *v)
+static int set_noexpand(pam_handle_t *pamh, struct pe_options *opt, const char *arg, const char *v)
 {
 	opt->flags |= ENVD_NO_EXPAND;
 	return PAM_SUCCESS;
@@ -66,7 +65,7 @@ static void free_strv(char **v)
 /* system_dirs=DIR:DIR:...  Relative entries are dropped; what remains (even
  * nothing) replaces the default list. */
 static int set_system_dirs(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			   const char *value)
+                           const char *value)
 {
 	size_t n = 1, k = 0;
 	char **dirs = NULL;
@@ -85,7 +84,7 @@ static int set_system_dirs(pam_handle_t *pamh, struct pe_options *opt, const cha
 			pam_syslog(pamh, LOG_ERR, "%s: ignoring a relative directory", arg);
 		} else if (len > 0 && k == PE_MAX_SYSTEM_DIRS) {
 			pam_syslog(pamh, LOG_ERR, "%s: more than %u directories; the rest ignored",
-				   arg, PE_MAX_SYSTEM_DIRS);
+			           arg, PE_MAX_SYSTEM_DIRS);
 			break;
 		} else if (len > 0) {
 			dirs[k] = strndup(p, len);
@@ -107,42 +106,43 @@ out:
 }
 
 static int set_user_dir(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			const char *value)
+                        const char *value)
 {
 	opt->user_dir = value; /* the template is checked when it is expanded */
 	return PAM_SUCCESS;
 }
 
 static int set_default_path(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			    const char *value)
+                            const char *value)
 {
 	opt->default_path = value;
 	return PAM_SUCCESS;
 }
 
 static int add_policy(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-		      const char *value, bool allow)
+                      const char *value, bool allow)
 {
-	int r = allow ? envd_policy_allow(opt->policy, value) : envd_policy_deny(opt->policy, value);
+	int r =
+	    allow ? envd_policy_allow(opt->policy, value) : envd_policy_deny(opt->policy, value);
 
 	if (r == -ENOMEM)
 		return PAM_BUF_ERR;
 	if (r < 0) {
 		pam_syslog(pamh, LOG_ERR, "%s: invalid pattern list; the user's files are skipped",
-			   allow ? "user_allow=" : "user_deny=");
+		           allow ? "user_allow=" : "user_deny=");
 		opt->user_side_off = true;
 	}
 	return PAM_SUCCESS;
 }
 
 static int set_user_allow(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			  const char *value)
+                          const char *value)
 {
 	return add_policy(pamh, opt, arg, value, true);
 }
 
 static int set_user_deny(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-			 const char *value)
+                         const char *value)
 {
 	return add_policy(pamh, opt, arg, value, false);
 }
@@ -150,7 +150,7 @@ static int set_user_deny(pam_handle_t *pamh, struct pe_options *opt, const char 
 /* max_env=BYTES, with an optional K or M suffix (binary units).  It can only
  * lower the engine's cap, never raise it. */
 static int set_max_env(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-		       const char *value)
+                       const char *value)
 {
 	unsigned long long n;
 	unsigned long long unit = 1;
@@ -173,7 +173,7 @@ static int set_max_env(pam_handle_t *pamh, struct pe_options *opt, const char *a
 	n *= unit;
 	if (n > ENVD_MAX_RESULT_BYTES) {
 		pam_syslog(pamh, LOG_ERR, "max_env=: cannot raise the limit above %u bytes",
-			   ENVD_MAX_RESULT_BYTES);
+		           ENVD_MAX_RESULT_BYTES);
 		return PAM_SUCCESS;
 	}
 	opt->max_env = (size_t)n;
@@ -189,16 +189,16 @@ struct option_row {
 };
 
 static const struct option_row options[] = {
-	{"debug", set_debug},
-	{"nouser", set_nouser},
-	{"nooverwrite", set_nooverwrite},
-	{"noexpand", set_noexpand},
-	{"system_dirs=", set_system_dirs},
-	{"user_dir=", set_user_dir},
-	{"default_path=", set_default_path},
-	{"user_allow=", set_user_allow},
-	{"user_deny=", set_user_deny},
-	{"max_env=", set_max_env},
+    {"debug", set_debug},
+    {"nouser", set_nouser},
+    {"nooverwrite", set_nooverwrite},
+    {"noexpand", set_noexpand},
+    {"system_dirs=", set_system_dirs},
+    {"user_dir=", set_user_dir},
+    {"default_path=", set_default_path},
+    {"user_allow=", set_user_allow},
+    {"user_deny=", set_user_deny},
+    {"max_env=", set_max_env},
 };
 
 static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg)

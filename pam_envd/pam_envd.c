@@ -62,7 +62,7 @@ static bool in_dir(const char *file, const char *dir)
 /* Writes one variable, whole or not at all.  Returns PAM_SUCCESS, PAM_IGNORE
  * for a variable that must not be written, or the pam_putenv error. */
 static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char *user_dir,
-		   const struct envd_var *v)
+                   const struct envd_var *v)
 {
 	size_t name_len = strlen(v->name);
 	char *entry;
@@ -93,7 +93,7 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char 
 }
 
 static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const char *user_dir,
-			const struct envd_result *res, size_t max_bytes)
+                        const struct envd_result *res, size_t max_bytes)
 {
 	size_t n = envd_result_count(res), written = 0, bytes = 0;
 
@@ -111,8 +111,10 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const 
 		/* The engine caps the result; the module checks again that what
 		 * it writes stays exec-able. */
 		if (entry > max_bytes - bytes) {
-			pam_syslog(pamh, LOG_ERR, "environment size limit (%zu bytes) reached; "
-						  "%zu variables not set", max_bytes, n - i);
+			pam_syslog(pamh, LOG_ERR,
+			           "environment size limit (%zu bytes) reached; "
+			           "%zu variables not set",
+			           max_bytes, n - i);
 			break;
 		}
 		rc = put_var(pamh, opt, user_dir, v);
@@ -121,7 +123,7 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const 
 			continue;
 		if (rc != PAM_SUCCESS) {
 			pam_syslog(pamh, LOG_ERR, "pam_putenv failed: %s; %zu of %zu variables set",
-				   pam_strerror(pamh, rc), written, n);
+			           pam_strerror(pamh, rc), written, n);
 			return rc;
 		}
 		written++;
@@ -134,8 +136,8 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const 
 
 /* The user directory, or NULL to read system files only.  Returns
  * PAM_SUCCESS or PAM_BUF_ERR. */
-static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt,
-			const struct passwd *pw, char **base, char **dir)
+static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt, const struct passwd *pw,
+                        char **base, char **dir)
 {
 	int r;
 
@@ -190,8 +192,8 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	if (env == NULL)
 		goto out;
 	r = envd_login_base((const char *const *)env, pw ? pw->pw_name : NULL,
-			    pw ? pw->pw_dir : NULL, pw ? pw->pw_shell : NULL, opt.default_path,
-			    &base);
+	                    pw ? pw->pw_dir : NULL, pw ? pw->pw_shell : NULL, opt.default_path,
+	                    &base);
 	if (r < 0)
 		goto out;
 	rc = user_dir_for(pamh, &opt, pw, base, &dir);

@@ -106,29 +106,31 @@ int pe_priv_enter(void *data)
 	/* pam_modutil_regain_priv releases the group list, so every window
 	 * starts from a fresh state. */
 	priv->privs = (struct pam_modutil_privs){.grplist = priv->grplist,
-						 .number_of_groups = PAM_MODUTIL_NGROUPS,
-						 .allocated = 0,
-						 .old_gid = (gid_t)-1,
-						 .old_uid = (uid_t)-1,
-						 .is_dropped = 0};
+	                                         .number_of_groups = PAM_MODUTIL_NGROUPS,
+	                                         .allocated = 0,
+	                                         .old_gid = (gid_t)-1,
+	                                         .old_uid = (uid_t)-1,
+	                                         .is_dropped = 0};
 	priv->fsuid_before = current_fsuid();
 	priv->fsgid_before = current_fsgid();
 	priv->ngroups_before = getgroups(0, NULL);
 	if (pam_modutil_drop_priv(priv->pamh, &priv->privs, priv->pw) != 0) {
-		pam_syslog(priv->pamh, LOG_ERR, "cannot switch to the user's identity; "
-						"the user's files are skipped");
+		pam_syslog(priv->pamh, LOG_ERR,
+		           "cannot switch to the user's identity; "
+		           "the user's files are skipped");
 		return -1;
 	}
 	priv->dropped = true;
 	if (!switched(priv->pw)) {
-		pam_syslog(priv->pamh, LOG_CRIT, "identity switch did not take effect; "
-						 "the user's files are skipped");
+		pam_syslog(priv->pamh, LOG_CRIT,
+		           "identity switch did not take effect; "
+		           "the user's files are skipped");
 		(void)pe_priv_leave(priv);
 		return -1;
 	}
 	if (priv->debug)
 		pam_syslog(priv->pamh, LOG_DEBUG, "reading the user's files as uid %lu",
-			   (unsigned long)priv->pw->pw_uid);
+		           (unsigned long)priv->pw->pw_uid);
 	return 0;
 }
 
@@ -143,8 +145,9 @@ int pe_priv_leave(void *data)
 	    current_fsuid() != priv->fsuid_before || current_fsgid() != priv->fsgid_before ||
 	    getgroups(0, NULL) != priv->ngroups_before) {
 		priv->broken = true;
-		pam_syslog(priv->pamh, LOG_CRIT, "cannot restore privileges after reading "
-						 "the user's files");
+		pam_syslog(priv->pamh, LOG_CRIT,
+		           "cannot restore privileges after reading "
+		           "the user's files");
 		return -1;
 	}
 	return 0;

@@ -33,7 +33,6 @@
 
 #include <security/pam_appl.h>
 
-
 #ifndef PAM_ENVD_SO
 #error "PAM_ENVD_SO must name the built module"
 #endif
@@ -178,7 +177,7 @@ static void put(const char *rel, const char *text)
 }
 
 /* The user directory and the four system directories of every test. */
-#define UDIR "home/.config/environment.d"
+#define UDIR    "home/.config/environment.d"
 #define SYS_ETC "sys/etc/environment.d"
 #define SYS_LIB "sys/usr/lib/environment.d"
 
@@ -187,9 +186,9 @@ static const char *dirs_opts(void)
 	static char buf[4 * PATH_MAX + 64];
 
 	FMT(buf, sizeof(buf),
-		 "user_dir=%s/" UDIR " system_dirs=%s/sys/etc/environment.d:%s/sys/run/"
-		 "environment.d:%s/sys/usr/local/lib/environment.d:%s/" SYS_LIB,
-		 top, top, top, top, top);
+	    "user_dir=%s/" UDIR " system_dirs=%s/sys/etc/environment.d:%s/sys/run/"
+	    "environment.d:%s/sys/usr/local/lib/environment.d:%s/" SYS_LIB,
+	    top, top, top, top, top);
 	return buf;
 }
 
@@ -340,7 +339,7 @@ static void env_free(char **env)
 }
 
 #define assert_env(env, name, value) assert_string_equal(env_get(env, name) ?: "(unset)", value)
-#define assert_unset(env, name) assert_null(env_get(env, name))
+#define assert_unset(env, name)      assert_null(env_get(env, name))
 
 static void need_root(void)
 {
@@ -372,9 +371,9 @@ static int probe_rc(pam_handle_t *pamh, const char *fn)
 static void t_entry_points(void **state)
 {
 	static const char stack[] = "auth required @PROBE@ @MOD@ @DIRS@\n"
-				    "account required @PROBE@ @MOD@ @DIRS@\n"
-				    "password required @PROBE@ @MOD@ @DIRS@\n"
-				    "session required @PROBE@ @MOD@ @DIRS@\n";
+	                            "account required @PROBE@ @MOD@ @DIRS@\n"
+	                            "password required @PROBE@ @MOD@ @DIRS@\n"
+	                            "session required @PROBE@ @MOD@ @DIRS@\n";
 	pam_handle_t *pamh;
 
 	put(UDIR "/a.conf", "A=1\n");
@@ -430,7 +429,7 @@ static void t_no_pam_user(void **state)
 
 	put(UDIR "/a.conf", "A=1\n");
 	service("n", "auth required @PROBE@ @MOD@ @DIRS@\n"
-		     "session required @PROBE@ @MOD@ @DIRS@\n");
+	             "session required @PROBE@ @MOD@ @DIRS@\n");
 	pamh = start("n", NULL);
 	pam_open_session(pamh, 0);
 	assert_int_equal(probe_rc(pamh, "open_session"), PAM_SESSION_ERR);
@@ -448,7 +447,7 @@ static void t_applies_user_files(void **state)
 	char **env;
 
 	put(UDIR "/10-a.conf", "# comment\nEDITOR=vim\nPATH=$HOME/bin:$PATH\n"
-			       "GREETING=\"hello $USER\"\n");
+	                       "GREETING=\"hello $USER\"\n");
 	put(UDIR "/20-b.conf", "EDITOR=emacs\nB=${EDITOR:+$EDITOR-mode}\n");
 	env = open_ok("", NULL);
 	FMT(expect, sizeof(expect), "%s/bin:" ENVD_DEFAULT_PATH, home);
@@ -508,7 +507,7 @@ static void t_expansion_base_is_pam_env(void **state)
 static void t_apply_once(void **state)
 {
 	static const char stack[] = "auth required @PROBE@ @MOD@ @DIRS@\n"
-				    "session required @PROBE@ @MOD@ @DIRS@\n";
+	                            "session required @PROBE@ @MOD@ @DIRS@\n";
 	char expect[PATH_MAX + 64];
 	pam_handle_t *pamh;
 
@@ -573,10 +572,10 @@ static void t_policy_default(void **state)
 	char **env;
 
 	put(UDIR "/a.conf", "LD_PRELOAD=/tmp/evil.so\nLD_LIBRARY_PATH=/tmp\nBASH_ENV=/tmp/x\n"
-			    "ENV=/tmp/x\nSHELLOPTS=xtrace\nBASH_FUNC_ls%%=() { :; }\nPS4=$(id)\n"
-			    "IFS=x\nGCONV_PATH=/tmp\nGLIBC_TUNABLES=x\nPYTHONPATH=/tmp\n"
-			    "PERL5OPT=-Mx\nNODE_OPTIONS=--require=/tmp/x\nXDG_SESSION_TYPE=x11\n"
-			    "XDG_SEAT=seat0\nXDG_VTNR=1\nXDG_RUNTIME_DIR=/tmp\nOK=1\n");
+	                    "ENV=/tmp/x\nSHELLOPTS=xtrace\nBASH_FUNC_ls%%=() { :; }\nPS4=$(id)\n"
+	                    "IFS=x\nGCONV_PATH=/tmp\nGLIBC_TUNABLES=x\nPYTHONPATH=/tmp\n"
+	                    "PERL5OPT=-Mx\nNODE_OPTIONS=--require=/tmp/x\nXDG_SESSION_TYPE=x11\n"
+	                    "XDG_SEAT=seat0\nXDG_VTNR=1\nXDG_RUNTIME_DIR=/tmp\nOK=1\n");
 	env = open_ok("", NULL);
 	assert_env(env, "OK", "1");
 	assert_int_equal(env_count(env), 1);
@@ -781,7 +780,7 @@ static void t_unknown_user(void **state)
 static void t_hostile_entries(void **state)
 {
 	static const char garbage[] = "\x7f"
-				      "ELF\x02\x01\x01\x00\x00\x00A=1\n";
+	                              "ELF\x02\x01\x01\x00\x00\x00A=1\n";
 	static const char badutf[] = "BAD=\xff\xfe secret-in-bad-utf8\nGOOD_UTF=ok\n";
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	double t0;
@@ -865,7 +864,7 @@ static void t_limits(void **state)
 	many[0] = '\0';
 	for (int i = 0; i < 100; i++)
 		FMT(many + strlen(many), sizeof(many) - strlen(many),
-			 "V%02d=0123456789012345678901234567890123456789\n", i);
+		    "V%02d=0123456789012345678901234567890123456789\n", i);
 	put(UDIR "/a.conf", many);
 	log_reset();
 	env = open_ok("max_env=1K", NULL);
@@ -974,7 +973,7 @@ static void agree_once(const char *mod_opts, const char *envd_opts, const char *
 	char **env;
 
 	FMT(cmd, sizeof(cmd), "'%s' show '%s' -q --format nul --root '%s/sys' --user-dir '%s' %s",
-		 envd, user, top, at(UDIR), envd_opts);
+	    envd, user, top, at(UDIR), envd_opts);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	len = read_all(p, &out);
@@ -1003,9 +1002,9 @@ static void t_agrees_with_envd(void **state)
 	if (envd == NULL || access(envd, X_OK) != 0)
 		skip();
 	put(UDIR "/10-user.conf", "# user\nEDITOR=vim\nPATH=$HOME/bin:$PATH\n"
-				  "LD_PRELOAD=/tmp/x.so\nQ='single $EDITOR' \"double\\\"q\" tail\n"
-				  "LONG=a\\\n  b\nDEF=${UNSET:-dflt}${EDITOR:+alt}\n"
-				  "SHELL=/bin/false\nHOME=/elsewhere\n");
+	                          "LD_PRELOAD=/tmp/x.so\nQ='single $EDITOR' \"double\\\"q\" tail\n"
+	                          "LONG=a\\\n  b\nDEF=${UNSET:-dflt}${EDITOR:+alt}\n"
+	                          "SHELL=/bin/false\nHOME=/elsewhere\n");
 	put(UDIR "/30-masks.conf", "MASK=user\n");
 	if (is_root) {
 		put(SYS_ETC "/20-sys.conf", "SYS=etc\nEDITOR=nano\nLD_LIBRARY_PATH=/opt\n");
