@@ -203,7 +203,11 @@ static int setup(void **state)
 {
 	char tmpl[PATH_MAX];
 	const char *base = getenv("top_builddir");
+	char cwd[PATH_MAX];
 
+	/* the module takes absolute directories only */
+	if (base == NULL)
+		base = getcwd(cwd, sizeof(cwd));
 	FMT(tmpl, sizeof(tmpl), "%s/tests/pam_stack.XXXXXX", base ? base : ".");
 	if (mkdtemp(tmpl) == NULL)
 		return -1;
@@ -485,6 +489,38 @@ static void t_system_files(void **state)
 	put(SYS_ETC "/10-sys.conf", "SYS=etc\nLD_LIBRARY_PATH=/opt/lib\n");
 	env = open_ok("", NULL);
 	assert_env(env, "LD_LIBRARY_PATH", "/opt/lib");
+	env_free(env);
+}
+
+static void t_dev_null_masks(void **state)
+{
+	char **env;
+
+	need_root();
+	put(SYS_LIB "/50-vendor.conf", "VENDOR=1\n");
+	put(SYS_LIB "/60-other.conf", "OTHER=1\n");
+	assert_int_equal(symlink("/dev/null", at(UDIR "/50-vendor.conf")), 0);
+	mkdirs(at(UDIR "/60-other.conf"), 0755); /* a directory masks too */
+	env = open_ok("", NULL);
+	assert_unset(env, "VENDOR");
+	assert_unset(env, "OTHER");
+	env_free(env);
+}
+
+static void t_debug_names_no_values(void **state)
+{
+	char **env;
+
+	put(UDIR "/a.conf", "TRACED=value-not-for-logs\n");
+	log_reset();
+	env = open_ok("", NULL);
+	assert_false(logged("TRACED"));
+	env_free(env);
+	log_reset();
+	env = open_ok("debug", NULL);
+	assert_true(logged("a.conf:1: TRACED"));
+	assert_true(logged("variables set"));
+	assert_false(logged("value-not-for-logs"));
 	env_free(env);
 }
 
@@ -1028,6 +1064,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(t_no_pam_user, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_applies_user_files, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_system_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_dev_null_masks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_debug_names_no_values, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_expansion_base_is_pam_env, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_apply_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_nooverwrite, setup, teardown),
