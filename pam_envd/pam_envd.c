@@ -227,7 +227,10 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	}
 	pe_log_finish(&log);
 	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR, "loading failed: %s", strerror(-r));
+		pam_syslog(pamh, LOG_ERR, "loading failed: %s",
+		           r == -ENOMEM   ? "out of memory"
+		           : r == -EINVAL ? "invalid configuration"
+		                          : "internal error");
 		rc = r == -ENOMEM ? PAM_BUF_ERR : PAM_SYSTEM_ERR;
 		goto out;
 	}
