@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/socket.h>
@@ -833,6 +834,64 @@ static void test_fifo_socket_device(void **state)
 	tu_tree_free(&t);
 }
 
+/* The path-based look before opening is only a filter; what was opened is
+ * checked on its descriptor.  This fstatat, linked into the test program
+ * ahead of libc's, calls the file named lie_name a regular file, as if it
+ * had been swapped for a FIFO between the look and the open: the open must
+ * not block (O_NONBLOCK) and the descriptor check must refuse it. */
+static const char *lie_name;
+static unsigned lie_calls;
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	static int (*real)(int, const char *, struct stat *, int);
+	int r;
+
+	if (!real) {
+		*(void **)&real = dlsym(RTLD_NEXT, "fstatat");
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	r = real(dirfd, path, st, flags);
+	if (r == 0 && lie_name && strcmp(path, lie_name) == 0) {
+		lie_calls++;
+		st->st_mode = (st->st_mode & ~(mode_t)S_IFMT) | S_IFREG;
+	}
+	return r;
+}
+
+static void test_fifo_behind_the_filter(void **state)
+{
+	struct tu_tree t;
+	char path[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_join(path, t.user, "f.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tu_join(path, t.etc, "f.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tu_write(t.etc, "ok.conf", "OK=1\n");
+	lie_name = "f.conf";
+	lie_calls = 0;
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	tu_load_ok(&t);
+	alarm(0);
+	lie_name = NULL;
+	if (lie_calls == 0) {
+		print_message("  (the library does not call fstatat: skipped)\n");
+		tu_tree_free(&t);
+		skip();
+	}
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/f.conf", 0);
+	assert_int_equal(tu_file(&t, "/.config/environment.d/f.conf")->state, ENVD_FILE_SKIPPED);
+	tu_tree_free(&t);
+}
+
 /* /proc files look regular (st_size 0) but are generated: refused. */
 static void test_proc_file_refused(void **state)
 {
@@ -1587,6 +1646,46 @@ static void test_limit_diagnostics(void **state)
 	tu_tree_free(&t);
 }
 
+/* Below diag_level nothing is reported or counted; no callback is fine. */
+static void test_diag_level(void **state)
+{
+	struct tu_tree t;
+	size_t i, all;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf", "A=1\n1BAD=2\nT=~/x\n");
+	tu_write(t.usr, "a.conf", "M=1\n");
+	t.cfg.flags = ENVD_LINT;
+	tu_load_ok(&t);
+	all = envd_result_diag_count(t.res);
+	assert_int_equal(all, t.diags.n);
+	tu_assert_diag(&t.diags, ENVD_C_SET, "/etc/environment.d/a.conf", 1);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_MASKED, "/usr/lib/environment.d/a.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_LINT_TILDE, "/etc/environment.d/a.conf", 3);
+
+	t.cfg.diag_level = ENVD_WARNING;
+	tu_load_ok(&t);
+	for (i = 0; i < t.diags.n; i++)
+		assert_true(t.diags.v[i].severity <= ENVD_WARNING);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_NAME, "/etc/environment.d/a.conf", 2);
+	tu_assert_diag(&t.diags, ENVD_C_LINT_TILDE, "/etc/environment.d/a.conf", 3);
+	assert_int_equal(envd_result_diag_count(t.res), t.diags.n);
+	assert_true(t.diags.n < all);
+
+	t.cfg.diag_level = ENVD_ERROR;
+	tu_load_ok(&t);
+	assert_int_equal(t.diags.n, 1);
+	assert_int_equal(t.diags.v[0].code, ENVD_C_BAD_NAME);
+
+	t.cfg.diag = NULL;
+	t.cfg.diag_level = ENVD_DEBUG;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "1");
+	tu_assert_var(&t, "T", "~/x");
+	tu_tree_free(&t);
+}
+
 /* Diagnostics name files, lines and variables, never values. */
 static void test_no_value_in_diagnostics(void **state)
 {
@@ -1849,6 +1948,7 @@ int main(void)
 	    tu_test(test_utf8_valid),
 	    tu_test(test_file_size_cap),
 	    tu_test(test_fifo_socket_device),
+	    tu_test(test_fifo_behind_the_filter),
 	    tu_test(test_proc_file_refused),
 	    tu_test(test_writable_files_refused),
 	    tu_test(test_writable_dirs_refused),
@@ -1868,6 +1968,7 @@ int main(void)
 	    tu_test(test_limit_depth),
 	    tu_test(test_limit_result_bytes),
 	    tu_test(test_limit_diagnostics),
+	    tu_test(test_diag_level),
 	    tu_test(test_no_value_in_diagnostics),
 	    tu_test(test_login_base),
 	    tu_test(test_login_base_in_load),

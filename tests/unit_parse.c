@@ -46,6 +46,10 @@ static int collect(const char *key, size_t key_len, const char *value, size_t va
 
 	assert_true(g->n < TU_LEN(g->v));
 	assert_non_null(key);
+	/* envd.h: key and value are NUL-terminated at their lengths */
+	assert_int_equal(key[key_len], '\0');
+	if (has_value)
+		assert_int_equal(value[value_len], '\0');
 	e = &g->v[g->n++];
 	e->key = strndup(key, key_len);
 	assert_non_null(e->key);
