@@ -929,13 +929,15 @@ static void translate(struct ctx *c, const struct logical *lg, struct line *ln)
 	set_put(c, &c->nonempty, ln->var, ln->var_len, exact && never_empty(ln));
 }
 
-static void stop(struct ctx *c, const struct logical *lg, const char *end, const char *why)
+/* The comment lines before pos went through already. */
+static void stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
 {
 	note(c, "ignored by pam_env",
 	     "pam_env stops at line %u (%s), fails the session and ignores the rest of the file",
 	     lg->line, why);
 	flush_notes(c);
-	put_commented(c->out, lg->first, end, true);
+	put_commented(c->out, lg->first, r->p, false);
+	put_commented(c->out, r->p, r->end, true);
 }
 
 static void ignored(struct ctx *c, const struct logical *lg, const char *why)
@@ -957,7 +959,7 @@ static void split_name(struct line *ln)
 }
 
 /* Returns false when pam_env stops reading at this line. */
-static bool do_line(struct ctx *c, const struct logical *lg, const char *end)
+static bool do_line(struct ctx *c, const struct logical *lg, const struct reader *r)
 {
 	struct line ln;
 	char buf[200];
@@ -979,7 +981,7 @@ static bool do_line(struct ctx *c, const struct logical *lg, const char *end)
 	scan_value(&ln.pl.dflt, &ln.d, &c->nonempty);
 	scan_value(&ln.pl.ovr, &ln.o, &c->nonempty);
 	if (ln.d.abort || ln.o.abort) {
-		stop(c, lg, end, "a ${ or @{ without its }");
+		stop(c, lg, r, "a ${ or @{ without its }");
 		return false;
 	}
 	split_name(&ln);
@@ -1003,10 +1005,10 @@ static void translate_all(struct ctx *c, const char *data, size_t len)
 		return;
 	}
 	while ((k = assemble(&r, lg)) == RD_LINE)
-		if (!do_line(c, lg, r.end))
+		if (!do_line(c, lg, &r))
 			break;
 	if (k == RD_STOP)
-		stop(c, lg, r.end, lg->stop);
+		stop(c, lg, &r, lg->stop);
 	free(lg);
 }
 

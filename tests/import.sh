@@ -1,0 +1,285 @@
+#!/bin/bash
+# import.sh - envd import-pam-environment.
+#
+# 1. Every fixture (tests/import/*.pam_environment, and a few made here with
+#    printf: NUL bytes, over-long and unfinished lines) translates to its
+#    tests/import/*.expected.  IMPORT_REGEN=1 rewrites those files instead.
+# 2. The command's errors: missing file, directory, FIFO, too big, usage.
+# 3. As root: pam_env (user_readenv=1, the distribution's pam_env.so) on each
+#    fixture as ~/.pam_environment, and pam_envd.so on its translation in
+#    ~/.config/environment.d, through the same pamtester stack with a
+#    pam_exec helper recording the environment, under three login
+#    environments.  The two environments must be equal, except for the
+#    variables of lines the translation marks "inexact" or "not translated";
+#    pam_env must fail the session exactly where the translation says it
+#    stops reading.  Without root this part is skipped (exit 77).
+set -u
+export LC_ALL=C # byte-wise: fixtures hold invalid UTF-8 and control bytes
+
+dir=${top_srcdir:-$(dirname "$0")/..}/tests/import
+ENVD=${ENVD:-${top_builddir:-.}/src/envd}
+fails=0
+passes=0
+gen=$(mktemp -d /tmp/envd-import.XXXXXX)
+trap 'rm -rf "$gen"' EXIT
+
+ok() {
+	passes=$((passes + 1))
+	echo "ok: $*"
+}
+bad() {
+	fails=$((fails + 1))
+	echo "FAIL: $*"
+}
+
+# gen_fixtures DIR: makes the fixtures that hold bytes a text file in git
+# would not hold well, and sets fixtures to all of them
+gen_fixtures() {
+	local g=$1 long f
+	long=$(printf '%08190d' 0)
+	printf 'A DEFAULT=1\nB DEFAULT=a\0b\nC DEFAULT=3\n' >"$g/gen-nul.pam_environment"
+	printf 'A DEFAULT=1\nB DEFAULT=a\0b' >"$g/gen-nul-last.pam_environment"
+	printf 'A DEFAULT=1\nL DEFAULT=%s\nC DEFAULT=3\n' "$long" >"$g/gen-long.pam_environment"
+	printf 'A DEFAULT=%s\nB DEFAULT=2\n' "${long:0:8000}" >"$g/gen-fits.pam_environment"
+	printf 'A DEFAULT=x\\\n%s\\\n%s\nB DEFAULT=2\n' "${long:0:4000}" "${long:0:4200}" \
+		>"$g/gen-long-continued.pam_environment"
+	printf 'A DEFAULT=1\nB DEFAULT=2\\\n\n# c\n' >"$g/gen-continued-eof.pam_environment"
+	printf 'A DEFAULT=1\nB DEFAULT=2' >"$g/gen-no-eol.pam_environment"
+	printf '\\\nA DEFAULT=1\n' >"$g/gen-lone-backslash.pam_environment"
+	fixtures=()
+	for f in "$dir"/*.pam_environment "$g"/gen-*.pam_environment; do
+		fixtures+=("$f")
+	done
+}
+gen_fixtures "$gen"
+
+# --- 1. the translations --------------------------------------------------------
+translate() { # FIXTURE: the translation, made from the fixture's directory
+	(cd "$(dirname "$1")" && "$ENVD" -q import-pam-environment "$(basename "$1")")
+}
+
+for f in "${fixtures[@]}"; do
+	name=$(basename "$f" .pam_environment)
+	exp=$dir/$name.expected
+	translate "$f" >"$gen/$name.conf"
+	if [ "${IMPORT_REGEN:-}" = 1 ]; then
+		cp "$gen/$name.conf" "$exp"
+	fi
+	if cmp -s "$gen/$name.conf" "$exp"; then
+		ok "$name: translation as expected"
+	else
+		bad "$name: translation differs from $name.expected"
+		diff -u "$exp" "$gen/$name.conf" | head -n 40
+	fi
+done
+
+# --- 2. the command's errors --------------------------------------------------
+expect_rc() { # DESC RC CMD...
+	local d=$1 want=$2 rc=0
+	shift 2
+	"$@" >"$gen/out" 2>"$gen/err" || rc=$?
+	if [ "$rc" = "$want" ]; then ok "$d (exit $rc)"; else bad "$d: exit $rc, wanted $want"; fi
+}
+expect_rc "a missing file" 3 "$ENVD" import-pam-environment "$gen/none"
+expect_rc "a directory" 3 "$ENVD" import-pam-environment "$gen"
+if grep -q "not a regular file" "$gen/err"; then
+	ok "a directory: said so"
+else
+	bad "a directory: $(cat "$gen/err")"
+fi
+mkfifo "$gen/fifo"
+expect_rc "a FIFO, without hanging" 3 timeout 10 "$ENVD" import-pam-environment "$gen/fifo"
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$gen/big"
+expect_rc "a file over 1 MiB" 3 "$ENVD" import-pam-environment "$gen/big"
+expect_rc "two operands" 2 "$ENVD" import-pam-environment a b
+expect_rc "standard input" 0 "$ENVD" -q import-pam-environment - <"$dir/locale.pam_environment"
+if diff <(tail -n +2 "$gen/out") <(tail -n +2 "$gen/locale.conf") >/dev/null; then
+	ok "standard input: the same translation"
+else
+	bad "standard input: another translation"
+fi
+expect_rc "a summary on stderr" 0 "$ENVD" import-pam-environment "$dir/quirks.pam_environment"
+if grep -q 'not translated' "$gen/err"; then
+	ok "the summary names the lines"
+else
+	bad "no summary: $(cat "$gen/err")"
+fi
+
+if [ "$(id -u)" != 0 ]; then
+	echo "$passes checks passed, $fails failed"
+	[ "$fails" = 0 ] || exit 1
+	echo "SKIP: comparing with pam_env needs root"
+	exit 77
+fi
+rm -rf "$gen"
+trap - EXIT
+
+# --- 3. pam_env against pam_envd --------------------------------------------
+. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+e2e_init
+E2E_PASSES=$passes
+E2E_FAILS=$fails
+mkdir -p "$E2E_TMP/gen" "$E2E_TMP/res"
+chmod 755 "$E2E_TMP/gen"
+gen=$E2E_TMP/gen
+gen_fixtures "$gen"
+
+u=$(e2e_user imp)
+h=$(home_of "$u")
+sh_of=$(getent passwd "$u" | cut -d: -f7)
+: >"$E2E_TMP/empty.conf"
+svc_env=$(e2e_service env <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+session  required pam_env.so readenv=0 conffile=$E2E_TMP/empty.conf user_readenv=1
+session  optional pam_exec.so $HELPER $OUT
+EOF
+)
+svc_envd=$(e2e_service envd <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+session  required $MODULE system_dirs=$SYSDIRS
+session  optional pam_exec.so $HELPER $OUT
+EOF
+)
+
+# The logins: one with what a login usually holds, one with nothing, one
+# where the variables the fixtures refer to are set but empty.
+# shellcheck disable=SC2034 # used through run's name reference
+base_login=(-E "HOME=$h" -E "USER=$u" -E "LOGNAME=$u" -E "SHELL=$sh_of"
+	-E "PATH=/usr/local/bin:/usr/bin:/bin" -E "LANG=C.UTF-8" -E "DISPLAY=:0"
+	-E "TERM=xterm-256color" -E "EDITOR=nano" -E "UNCOUNTED=was" -E "SSH_ASKPASS=was"
+	-I "tty=/dev/pts/3" -I "rhost=client.example.org")
+# shellcheck disable=SC2034
+base_bare=()
+# shellcheck disable=SC2034
+base_empty=(-E "DISPLAY=" -E "LANG=" -E "TERM=" -E "PAGER=" -E "PATH=" -E "BROWSER="
+	-E "LC_ALL=" -E "EDITOR=" -E "COLORTERM=" -E "SELF=")
+
+# The variables the helper's shell and pam_exec add: not the module's doing.
+norm() {
+	tr '\0' '\n' <"$1" |
+		grep -aEv '^(PWD|SHLVL|_|PAM_(SERVICE|TYPE|USER|TTY|RHOST|RUSER))=' | LC_ALL=C sort
+}
+differing() { # A B: names whose value or presence differs
+	LC_ALL=C comm -3 <(norm "$1") <(norm "$2") | sed 's/^\t//; s/=.*//' | LC_ALL=C sort -u
+}
+# The names of the lines a translation marks inexact or not translated: the
+# line after the marks, an assignment or the original commented out.
+marked() {
+	awk '
+		/^# envd: (inexact|not translated):/ { mark = 1; next }
+		/^# envd: / { next }
+		mark && /^# / { n = substr($0, 3); sub(/[ \t=].*/, "", n); print n; mark = 0; next }
+		mark { n = $0; sub(/=.*/, "", n); print n; mark = 0 }
+	' "$1" | LC_ALL=C sort -u
+}
+
+value_in() { # RECORD NAME: the value, or (unset)
+	norm "$1" | awk -v n="$2=" 'index($0, n) == 1 { print substr($0, length(n) + 1); f = 1; exit }
+		END { if (!f) print "(unset)" }'
+}
+# every difference with both values, the user's home and name made generic
+describe() { # FIXTURE/BASE RECORD-A RECORD-B NAME...
+	local where=$1 a=$2 z=$3 n line
+	shift 3
+	for n in "$@"; do
+		line="$where $n: pam_env=$(value_in "$a" "$n") pam_envd=$(value_in "$z" "$n")"
+		line=${line//"$h"/\~}
+		printf '%s\n' "${line//"$u"/USER}"
+	done | cat -v
+}
+
+# run SERVICE BASE-NAME FIXTURE-NAME SIDE: one session; the record moves to res/
+run() {
+	local -n base=base_$2
+	e2e_pam "${base[@]}" "$1" "$u" open_session >>"$E2E_TMP/pamtester-all.log"
+	RC=$E2E_RC
+	if [ -f "$(record "$u")" ]; then
+		mv "$(record "$u")" "$E2E_TMP/res/$3.$2.$4"
+	else
+		: >"$E2E_TMP/res/$3.$2.$4.missing"
+	fi
+}
+
+total_diffs=0
+compared=0
+for f in "${fixtures[@]}"; do
+	name=$(basename "$f" .pam_environment)
+	tr=$E2E_TMP/gen/$name.conf
+	(cd "$(dirname "$f")" && "$ENVD" -q import-pam-environment "$(basename "$f")") >"$tr"
+	stops=no
+	grep -q '^# envd: ignored by pam_env: pam_env stops at line' "$tr" && stops=yes
+	for b in login bare empty; do
+		rm -rf "$h/.config" "$h/.pam_environment"
+		install -o "$u" -g "$(id -g "$u")" -m 644 "$f" "$h/.pam_environment"
+		run "$svc_env" "$b" "$name" env
+		rc_env=$RC
+		rm -f "$h/.pam_environment"
+		as "$u" mkdir -p "$h/.config/environment.d"
+		install -o "$u" -g "$(id -g "$u")" -m 644 "$tr" \
+			"$h/.config/environment.d/99-pam-environment.conf"
+		run "$svc_envd" "$b" "$name" envd
+		rc_envd=$RC
+		a=$E2E_TMP/res/$name.$b.env
+		z=$E2E_TMP/res/$name.$b.envd
+		if [ ! -f "$a" ] || [ ! -f "$z" ]; then
+			fail "$name/$b: no record (pam_env exit $rc_env, pam_envd exit $rc_envd)"
+			continue
+		fi
+		[ "$rc_envd" = 0 ] || fail "$name/$b: pam_envd's session failed ($rc_envd)"
+		if [ "$stops" = yes ] && [ "$rc_env" = 0 ]; then
+			fail "$name/$b: the translation says pam_env stops, but its session succeeded"
+		elif [ "$stops" = no ] && [ "$rc_env" != 0 ]; then
+			fail "$name/$b: pam_env's session failed ($rc_env), the translation did not say so"
+		fi
+		mapfile -t diffs < <(differing "$a" "$z")
+		mapfile -t unmarked < <(comm -23 <(printf '%s\n' "${diffs[@]}" | sed '/^$/d') \
+			<(marked "$tr"))
+		describe "$name/$b" "$a" "$z" "${diffs[@]}" >>"$E2E_TMP/differences"
+		n=$(norm "$a" | wc -l)
+		nd=${#diffs[@]}
+		compared=$((compared + n))
+		total_diffs=$((total_diffs + nd))
+		if [ "${#unmarked[@]}" = 0 ]; then
+			pass "$name/$b: $((n - nd)) of $n variables equal${diffs[*]:+; differing, as marked: ${diffs[*]}}"
+		else
+			fail "$name/$b: differ without a mark: ${unmarked[*]}"
+			diff <(norm "$a") <(norm "$z") | sed 's/^/    /' | cat -v | head -n 20
+		fi
+	done
+done
+
+# The comparison can see a difference at all (quirks.pam_environment removes
+# LANG, which the login base has).
+if [ "$total_diffs" -gt 0 ]; then
+	pass "differences are detected ($total_diffs over $compared variables, all marked)"
+else
+	fail "no difference at all: is the comparison blind?"
+fi
+
+# The differences, values included, are the ones reviewed and listed in
+# differences.expected (IMPORT_REGEN=1 rewrites it).
+if [ "${IMPORT_REGEN:-}" = 1 ]; then
+	cp "$E2E_TMP/differences" "$dir/differences.expected"
+fi
+if diff -u "$dir/differences.expected" "$E2E_TMP/differences"; then
+	pass "every difference as listed in differences.expected"
+else
+	fail "differences other than those in differences.expected"
+fi
+
+# The default file: the caller's ~/.pam_environment, found through passwd.
+install -o "$u" -g "$(id -g "$u")" -m 644 "$dir/xdg.pam_environment" "$h/.pam_environment"
+if as "$u" "$ENVD" -q import-pam-environment >"$E2E_TMP/default.conf" 2>"$E2E_TMP/default.err"; then
+	if diff <(tail -n +2 "$E2E_TMP/default.conf") <(tail -n +2 "$E2E_TMP/gen/xdg.conf") >/dev/null &&
+		head -n 1 "$E2E_TMP/default.conf" | grep -qF "$h/.pam_environment"; then
+		pass "without FILE: the caller's ~/.pam_environment"
+	else
+		fail "without FILE: another translation"
+	fi
+else
+	fail "without FILE: $(cat "$E2E_TMP/default.err")"
+fi
+
+e2e_finish
