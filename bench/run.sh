@@ -419,10 +419,18 @@ pam_ir() {
 	lib ir "$f" || die "no instruction count in $f"
 }
 
-# pam_inproc SERVICE USER: median wall time of one transaction, in ns
+# cg_fn FILE REGEX: the largest inclusive Ir of the functions whose
+# callgrind_annotate line matches REGEX ("-" when none does)
+cg_fn() {
+	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+		awk -v re="$2" '$0 ~ re && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
+			END { if (m) printf "%.0f\n", m; else print "-" }'
+}
+
+# pam_inproc SERVICE USER ITER: median wall time of one transaction, in ns
 pam_inproc() {
 	local line
-	line=$(env -i PATH="$base_path" "$driver" -w "$pam_warm" -n "$pam_iter" -t "$1" "$2") ||
+	line=$(env -i PATH="$base_path" "$driver" -w "$pam_warm" -n "$3" -t "$1" "$2") ||
 		die "$driver -t $1 $2 failed"
 	awk '{ for (i = 1; i < NF; i++) if ($i == "median_ns") print $(i + 1) }' <<<"$line"
 }
@@ -440,13 +448,14 @@ pam_check() {
 }
 
 section_pam() {
-	local module=${PAM_ENVD:-$builddir/pam_envd/.libs/pam_envd.so}
+	local module=${PAM_ENVD:-$builddir/pam_envd/.libs/pam_envd.so} module_src
 	local pout=$out/pam driver pamtester c s u v home root json shell svc
 	local pam_sessions=${BENCH_PAM_SESSIONS:-10} pam_iter=${BENCH_PAM_ITER:-40} pam_warm=3
 	local pam_rounds=${BENCH_PAM_ROUNDS:-5}
 	local pam_sizes=small missing=()
 	local -a pam_warns=()
-	local -A chk files assign ir1 irn sess hf inproc nvars
+	local -A chk files assign ir1 irn sess nsess hf inproc nvars nsys
+	local k
 	for s in $sizes; do [ "$s" = small ] || pam_sizes+=" $s"; done
 
 	say "" "== PAM session open: pam_envd vs pam_permit vs pam_env"
@@ -462,6 +471,7 @@ section_pam() {
 		return 0
 	fi
 	[ -f "$module" ] || die "no module at $module (build it with ./dev build)"
+	module_src=$module
 	pamtester=$(command -v pamtester || true)
 	hyperfine=$(command -v hyperfine || true)
 	hf_shell=()
@@ -479,6 +489,10 @@ section_pam() {
 	trap 'exit 143' TERM
 	pam_tmp=$(mktemp -d /tmp/pam_envd-bench.XXXXXX)
 	chmod 755 "$pam_tmp"
+	# a copy: a rebuild of the tree during the run must not change the module
+	# between two sessions (callgrind aborts on code that changes under it)
+	cp "$module" "$pout/pam_envd.so"
+	module=$pout/pam_envd.so
 	driver=$pout/pam_open
 	cc -O2 -Wall -o "$driver" "$here/pam_open.c" -lpam || die "cannot build $driver (libpam0g-dev?)"
 	printf '#!/bin/sh\nexec env -0 >"$1"\n' >"$pam_tmp/record"
@@ -556,9 +570,25 @@ print(d["files"], d["assignments"])' <<<"$json")
 				[ "$v" != envd ] || svc=$pam_tag-envd-$s
 				u=$pam_tag${s:0:1}
 				ir1[$v.$s]=$(pam_ir "$v.$s" "$svc" "$u" 1)
-				irn[$v.$s]=$(pam_ir "$v.$s" "$svc" "$u" "$((pam_sessions + 1))")
-				sess[$v.$s]=$(((irn[$v.$s] - ir1[$v.$s]) / pam_sessions))
+				# extra sessions: at most pam_sessions, about 3e9 Ir in all
+				k=$((3000000000 / ir1[$v.$s]))
+				[ "$k" -le "$pam_sessions" ] || k=$pam_sessions
+				[ "$k" -ge 1 ] || k=1
+				nsess[$v.$s]=$k
+				irn[$v.$s]=$(pam_ir "$v.$s" "$svc" "$u" "$((k + 1))")
+				sess[$v.$s]=$(((irn[$v.$s] - ir1[$v.$s]) / k))
 			done
+		done
+	fi
+
+	# system calls of one process
+	if command -v strace >/dev/null 2>&1; then
+		for v in permit envd env; do
+			svc=$pam_tag-$v
+			[ "$v" != envd ] || svc=$pam_tag-envd-small
+			env -i PATH="$base_path" strace -f -c -o "$pout/strace.$v.small.txt" \
+				"$driver" -n 1 "$svc" "${pam_tag}s" >/dev/null 2>&1 || die "strace $driver failed"
+			nsys[$v]=$(awk '$NF == "total" { print $4 }' "$pout/strace.$v.small.txt")
 		done
 	fi
 
@@ -567,8 +597,15 @@ print(d["files"], d["assignments"])' <<<"$json")
 	# pamtester processes (hyperfine) and transactions in one process.
 	local round key pieces
 	local -a combos=(permit.small)
-	local -A hf_parts inproc_parts
-	for s in $pam_sizes; do combos+=("envd.$s" "env.$s"); done
+	local -A hf_parts inproc_parts hf_runs hf_warm iters
+	for s in $pam_sizes; do
+		combos+=("envd.$s" "env.$s")
+		case $s in # fewer runs where one session costs a second or more
+		large) hf_runs[$s]=3 hf_warm[$s]=1 iters[$s]=2 ;;
+		medium) hf_runs[$s]=$runs hf_warm[$s]=$warmup iters[$s]=$(((pam_iter + 3) / 4)) ;;
+		*) hf_runs[$s]=$runs hf_warm[$s]=$warmup iters[$s]=$pam_iter ;;
+		esac
+	done
 	for round in $(seq "$pam_rounds"); do
 		for key in "${combos[@]}"; do
 			v=${key%%.*} s=${key#*.}
@@ -576,12 +613,13 @@ print(d["files"], d["assignments"])' <<<"$json")
 			[ "$v" != envd ] || svc=$pam_tag-envd-$s
 			u=$pam_tag${s:0:1}
 			if [ -n "$pamtester" ]; then
-				time_json "$pout/$key.pamtester.$round.json" PATH="$base_path" -- \
+				runs=${hf_runs[$s]} warmup=${hf_warm[$s]} \
+					time_json "$pout/$key.pamtester.$round.json" PATH="$base_path" -- \
 					"$pamtester" "$svc" "$u" open_session close_session ||
 					die "timing pamtester $svc failed"
 				hf_parts[$key]+=" $pout/$key.pamtester.$round.json"
 			fi
-			inproc_parts[$key]+=" $(pam_inproc "$svc" "$u")"
+			inproc_parts[$key]+=" $(pam_inproc "$svc" "$u" "${iters[$s]}")"
 		done
 	done
 	for key in "${combos[@]}"; do
@@ -630,6 +668,7 @@ pam_report() {
 	say "$(printf '  %s\n' "${pam_stack[@]}")"
 	say "  pam_permit: session required pam_permit.so" \
 		"  pam_envd:   session required $module system_dirs=TREE/etc/environment.d:TREE/usr/lib/environment.d" \
+		"              (a copy of $module_src)" \
 		"              (and the user's ~/.config/environment.d, the default)" \
 		"  pam_env:    session required pam_env.so readenv=0 user_readenv=1 (the tree as ~/.pam_environment," \
 		"              one 'NAME DEFAULT=value' line per assignment, by bench/pam_envconf.py)" \
@@ -645,19 +684,23 @@ pam_report() {
 	say "" "typical config: the small tree, ${files[$s]} files, ${assign[$s]} assignments (${nvars[$s]} variables)" \
 		"  Ir/process  valgrind --tool=callgrind, total Ir of one bench/pam_open process: pam_start," \
 		"              pam_open_session, pam_close_session, pam_end (process start-up included)" \
-		"  Ir/session  Ir added by each further transaction in the same process: (Ir(n=$((pam_sessions + 1))) - Ir(n=1)) / $pam_sessions" \
+		"  Ir/session  Ir added by each further transaction in the same process: (Ir(n=K+1) - Ir(n=1)) / K," \
+		"              K = ${nsess[permit.small]:-$pam_sessions} (fewer on big trees, where one session costs more: see K below)" \
 		"              (libpam loading the stack's modules, and their work)" \
 		"  pamtester   median wall time of 'pamtester SERVICE USER open_session close_session' (hyperfine," \
 		"              $pam_rounds rounds of >= $runs runs after $warmup warmup runs, the stacks taking turns)" \
 		"  in-process  median wall time of one transaction in bench/pam_open -n $pam_iter (after $pam_warm" \
-		"              untimed), the median of $pam_rounds rounds" ""
-	fmt="%-11s %11s %6s %11s %6s %13s %6s %14s %6s"
-	say "$(printf "$fmt" module Ir/process ratio Ir/session ratio "pamtester ms" ratio "in-process us" ratio)"
+		"              untimed; fewer on big trees), the median of $pam_rounds rounds" \
+		"  syscalls    system calls made by one bench/pam_open process (strace -f -c), which is where" \
+		"              most of the wall time of a session goes on this machine" ""
+	fmt="%-11s %11s %6s %11s %6s %13s %6s %14s %6s %9s"
+	say "$(printf "$fmt" module Ir/process ratio Ir/session ratio "pamtester ms" ratio "in-process us" ratio syscalls)"
 	for v in permit envd env; do
 		say "$(printf "$fmt" "pam_$v" "${ir1[$v.$s]:--}" "$(r2 "${ir1[$v.$s]:-}" "${ir1[permit.$s]:-}")" \
 			"${sess[$v.$s]:--}" "$(r2 "${sess[$v.$s]:-}" "${sess[permit.$s]:-}")" \
 			"$(ms "${hf[$v.$s]:-}")" "$(r2 "${hf[$v.$s]:-}" "${hf[permit.$s]:-}")" \
-			"$(us "${inproc[$v.$s]:-}")" "$(r2 "${inproc[$v.$s]:-}" "${inproc[permit.$s]:-}")")"
+			"$(us "${inproc[$v.$s]:-}")" "$(r2 "${inproc[$v.$s]:-}" "${inproc[permit.$s]:-}")" \
+			"${nsys[$v]:--}")"
 	done
 	r_ip=$(r2 "${ir1[envd.$s]:-}" "${ir1[permit.$s]:-}")
 	r_is=$(r2 "${sess[envd.$s]:-}" "${sess[permit.$s]:-}")
@@ -674,11 +717,11 @@ pam_report() {
 		"pam_envd / pam_env: instructions $(r2 "${ir1[envd.$s]:-}" "${ir1[env.$s]:-}")x per process, $(r2 "${sess[envd.$s]:-}" "${sess[env.$s]:-}")x per session"
 
 	say "" "growth with the tree: module Ir = Ir/session of the stack - Ir/session of the pam_permit stack" ""
-	fmt="%-7s %6s %7s %6s %-9s %12s %12s %9s %12s %12s %9s"
-	say "$(printf "$fmt" size files assign vars output "envd Ir/sess" "module Ir" Ir/assign "pam_env Ir/s" "module Ir" Ir/assign)"
+	fmt="%-7s %6s %7s %6s %-7s %3s %12s %12s %9s %13s %12s %9s"
+	say "$(printf "$fmt" size files assign vars output K "envd Ir/sess" "module Ir" Ir/assign "pam_env Ir/s" "module Ir" Ir/assign)"
 	for s in $pam_sizes; do
 		say "$(printf "$fmt" "$s" "${files[$s]}" "${assign[$s]}" "${nvars[$s]}" "${chk[envd.$s]%% *}" \
-			"${sess[envd.$s]:--}" "$(per_assign "${sess[envd.$s]:-}" "${sess[permit.small]:-}" 1)" \
+			"${nsess[envd.$s]:--}" "${sess[envd.$s]:--}" "$(per_assign "${sess[envd.$s]:-}" "${sess[permit.small]:-}" 1)" \
 			"$(per_assign "${sess[envd.$s]:-}" "${sess[permit.small]:-}" "${assign[$s]}")" \
 			"${sess[env.$s]:--}" "$(per_assign "${sess[env.$s]:-}" "${sess[permit.small]:-}" 1)" \
 			"$(per_assign "${sess[env.$s]:-}" "${sess[permit.small]:-}" "${assign[$s]}")")"
@@ -711,6 +754,23 @@ pam_report() {
 		fi
 		prev=$s
 	done
+	say "" "where pam_envd's instructions go: callgrind_annotate --inclusive=yes on the one-session processes" \
+		"(callgrind.envd.SIZE.n1.out): module = pam_envd's pam_sm_open_session; engine = envd_load (the" \
+		"privilege drop included); initgroups (libc, from pam_modutil_drop_priv) and pam_putenv (libpam):" \
+		"all calls in the process, which in these stacks come from pam_envd alone" ""
+	fmt="%-7s %7s %13s %13s %11s %13s %8s"
+	say "$(printf "$fmt" size assign module engine initgroups pam_putenv putenv%)"
+	for s in $pam_sizes; do
+		local f=$pout/callgrind.envd.$s.n1.out tot eng ig pe
+		[ -s "$f" ] || continue
+		tot=$(cg_fn "$f" 'pam_envd[.]c:pam_sm_open_session( |$)')
+		eng=$(cg_fn "$f" ':envd_load( |$)')
+		ig=$(cg_fn "$f" ':initgroups( |$)')
+		pe=$(cg_fn "$f" ':pam_putenv( |$)')
+		say "$(printf "$fmt" "$s" "${assign[$s]}" "$tot" "$eng" "$ig" "$pe" \
+			"$(awk -v a="$pe" -v b="$tot" 'BEGIN { if (b > 0 && a != "-") printf "%.1f%%", 100 * a / b; else printf "-" }')")"
+	done
+
 	say "" "raw data: $pout (PAM environments *.nul, callgrind.*.out, pamtester JSON, the translated .pam_environment)"
 }
 
