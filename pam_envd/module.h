@@ -32,6 +32,8 @@ struct pe_options {
 int pe_options_parse(pam_handle_t *pamh, int argc, const char **argv, struct pe_options *opt);
 void pe_options_free(struct pe_options *opt);
 
+#define PE_SAVED_GROUPS 64 /* supplementary groups of root remembered for checks */
+
 /* Privilege window around the engine's reads of the user directory
  * (privilege.c).  Lives on the caller's stack. */
 struct pe_priv {
@@ -43,6 +45,7 @@ struct pe_priv {
 	uid_t fsuid_before; /* the identity to come back to */
 	gid_t fsgid_before;
 	int ngroups_before;
+	gid_t groups_before[PE_SAVED_GROUPS]; /* root's, when ngroups_before fits */
 	gid_t grplist[PAM_MODUTIL_NGROUPS];
 	struct pam_modutil_privs privs;
 };

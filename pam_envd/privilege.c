@@ -39,7 +39,9 @@
  */
 #include "config.h"
 
+#include <grp.h>
 #include <sys/fsuid.h>
+#include <stdlib.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -68,33 +70,82 @@ static gid_t current_fsgid(void)
 	return (gid_t)setfsgid((gid_t)-1);
 }
 
-/* True when no supplementary group is left but the user's primary group
- * (Linux-PAM clears the list upstream; some distributions set it to the
- * primary group): root's groups must not travel with the user's fsuid. */
-static bool groups_dropped(gid_t gid)
+static bool was_roots(const struct pe_priv *priv, gid_t g)
 {
-	gid_t list[8];
+	if (priv->ngroups_before > PE_SAVED_GROUPS)
+		return true; /* not remembered: assume the worst */
+	for (int i = 0; i < priv->ngroups_before; i++)
+		if (priv->groups_before[i] == g)
+			return true;
+	return false;
+}
+
+/* Whether the user is a member of g; any doubt is a no. */
+static bool user_in_group(const struct passwd *pw, gid_t g)
+{
+	gid_t list[256];
+	int n = (int)(sizeof(list) / sizeof(list[0]));
+
+	if (getgrouplist(pw->pw_name, pw->pw_gid, list, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (list[i] == g)
+			return true;
+	return false;
+}
+
+/* True when none of root's supplementary groups travels with the user's
+ * fsuid (CVE-2010-3430).  Linux-PAM upstream clears the list; Debian's sets
+ * the user's own groups (initgroups), which is as safe: a group root also
+ * had may stay only when the user is a member of it as well. */
+static bool groups_dropped(const struct pe_priv *priv)
+{
+	int n = getgroups(0, NULL);
+	gid_t *now;
+	bool ok;
+
+	if (n <= 0)
+		return n == 0;
+	now = calloc((size_t)n, sizeof(*now));
+	if (now == NULL)
+		return false;
+	n = getgroups(n, now);
+	ok = n >= 0;
+	for (int i = 0; ok && i < n; i++)
+		if (now[i] != priv->pw->pw_gid && was_roots(priv, now[i]))
+			ok = user_in_group(priv->pw, now[i]);
+	free(now);
+	return ok;
+}
+
+/* The supplementary groups are back to what they were before enter. */
+static bool groups_restored(const struct pe_priv *priv)
+{
+	gid_t now[PE_SAVED_GROUPS];
 	int n = getgroups(0, NULL);
 
-	if (n == 0)
-		return true;
-	if (n < 0 || n > (int)(sizeof(list) / sizeof(list[0])))
+	if (n != priv->ngroups_before)
 		return false;
-	n = getgroups(n, list);
+	if (n > PE_SAVED_GROUPS)
+		return true; /* not remembered: the count has to do */
+	if (getgroups(n, now) != n)
+		return false;
 	for (int i = 0; i < n; i++)
-		if (list[i] != gid)
+		if (now[i] != priv->groups_before[i])
 			return false;
-	return n >= 0;
+	return true;
 }
 
 /* True when the process now has exactly the user's file-system identity, or
  * when there was nothing to switch (not root, or the user is root). */
-static bool switched(const struct passwd *pw)
+static bool switched(const struct pe_priv *priv)
 {
+	const struct passwd *pw = priv->pw;
+
 	if (geteuid() != 0 || pw->pw_uid == 0)
 		return true;
 	return current_fsuid() == pw->pw_uid && current_fsgid() == pw->pw_gid &&
-	       groups_dropped(pw->pw_gid);
+	       groups_dropped(priv);
 }
 
 int pe_priv_enter(void *data)
@@ -114,6 +165,14 @@ int pe_priv_enter(void *data)
 	priv->fsuid_before = current_fsuid();
 	priv->fsgid_before = current_fsgid();
 	priv->ngroups_before = getgroups(0, NULL);
+	if (priv->ngroups_before < 0 ||
+	    (priv->ngroups_before <= PE_SAVED_GROUPS &&
+	     getgroups(priv->ngroups_before, priv->groups_before) != priv->ngroups_before)) {
+		pam_syslog(priv->pamh, LOG_ERR,
+		           "cannot read the supplementary groups; "
+		           "the user's files are skipped");
+		return -1;
+	}
 	if (pam_modutil_drop_priv(priv->pamh, &priv->privs, priv->pw) != 0) {
 		pam_syslog(priv->pamh, LOG_ERR,
 		           "cannot switch to the user's identity; "
@@ -121,7 +180,7 @@ int pe_priv_enter(void *data)
 		return -1;
 	}
 	priv->dropped = true;
-	if (!switched(priv->pw)) {
+	if (!switched(priv)) {
 		pam_syslog(priv->pamh, LOG_CRIT,
 		           "identity switch did not take effect; "
 		           "the user's files are skipped");
@@ -143,7 +202,7 @@ int pe_priv_leave(void *data)
 	priv->dropped = false;
 	if (pam_modutil_regain_priv(priv->pamh, &priv->privs) != 0 ||
 	    current_fsuid() != priv->fsuid_before || current_fsgid() != priv->fsgid_before ||
-	    getgroups(0, NULL) != priv->ngroups_before) {
+	    !groups_restored(priv)) {
 		priv->broken = true;
 		pam_syslog(priv->pamh, LOG_CRIT,
 		           "cannot restore privileges after reading "

@@ -81,6 +81,16 @@ chown -h "$v:" "$ud"/1*.conf # the links, not their targets
 ln "$S/secret600.conf" "$ud/13-hardlink.conf" 2>/dev/null || true
 check_case "symlinks and a hard link to root-only files" yes
 
+# root's own supplementary groups must not travel with the user's identity
+# (CVE-2010-3430): a file only the other user's group may read
+printf 'SECRET_C=%s-group\n' "$SECRET" >"$S/secret-group.conf"
+chgrp "$o" "$S/secret-group.conf" && chmod 640 "$S/secret-group.conf"
+reset_home
+ln -s "$S/secret-group.conf" "$ud/14-group.conf" && chown -h "$v:" "$ud/14-group.conf"
+E2E_WRAP=(setpriv --groups="$(getent group "$o" | cut -d: -f3)")
+check_case "root's supplementary groups are not the user's" yes
+E2E_WRAP=()
+
 reset_home
 for p in /proc/self/environ /proc/1/environ /proc/self/status /proc/self/mem \
 	/proc/self/cmdline /proc/self/fd/0 /proc/self/cwd/secret600.conf \

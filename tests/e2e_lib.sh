@@ -16,6 +16,7 @@ E2E_TMP=
 E2E_FAILS=0
 E2E_PASSES=0
 E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
+E2E_WRAP=() # a command pamtester runs under, e.g. (setpriv --groups=G)
 
 e2e_skip() {
 	echo "SKIP: $*"
@@ -181,7 +182,8 @@ e2e_service() {
 	echo "$name"
 }
 
-# e2e_pam [-E NAME=VALUE]... SERVICE USER OPERATION...: runs pamtester under a time
+# e2e_pam [-E NAME=VALUE]... SERVICE USER OPERATION...: runs pamtester (under
+# E2E_WRAP, if set) with a time
 # limit; sets E2E_RC and E2E_MS (elapsed milliseconds).
 e2e_pam() {
 	local t0 t1
@@ -189,7 +191,7 @@ e2e_pam() {
 	E2E_RC=0
 	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
 		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-		timeout -k 5 60 pamtester "$@" >"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
+		timeout -k 5 60 "${E2E_WRAP[@]}" pamtester "$@" >"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
 	t1=$(date +%s%N)
 	if [ "$E2E_RC" != 0 ]; then
 		echo "pamtester $* exited $E2E_RC:"

@@ -16,6 +16,8 @@ names=()
 for i in $(seq 1 "$users"); do
 	u=$(e2e_user "l$i")
 	h=$(home_of "$u")
+	# half of them in supplementary groups, as real users are
+	[ $((i % 2)) = 0 ] && usermod -a -G audio,video "$u"
 	as "$u" mkdir -p "$h/.config/environment.d"
 	as "$u" sh -c "cat >'$h/.config/environment.d/10-me.conf'" <<EOF
 MYNAME=$u

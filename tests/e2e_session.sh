@@ -57,6 +57,20 @@ expect_false "HOME is a fallback, not exported" hasvar "$r" HOME
 expect_false "SHELL is a fallback, not exported" hasvar "$r" SHELL
 expect_true "within ${E2E_TIME_LIMIT}s" test "$E2E_MS" -lt $((E2E_TIME_LIMIT * 1000))
 
+# --- a user with supplementary groups, a root process with some ------------
+# Linux-PAM upstream clears the groups on the switch, Debian's sets the
+# user's own: either way the user's files must be read.
+usermod -a -G audio,video "$u"
+rm -f "$OUT"/*
+e2e_pam "$svc" "$u" open_session
+expect_eq "user in supplementary groups: files read" "$(getvar "$(record "$u")" EDITOR)" vim
+E2E_WRAP=(setpriv --groups=audio,disk)
+rm -f "$OUT"/*
+e2e_pam "$svc" "$u" open_session
+E2E_WRAP=()
+expect_eq "root with groups the user shares or not: files read" \
+	"$(getvar "$(record "$u")" EDITOR)" vim
+
 # --- the default user directory and XDG_CONFIG_HOME ------------------------
 svc_default=$(e2e_service default <<EOF
 session  optional $MODULE system_dirs=$E2E_TMP/sys/etc/environment.d
