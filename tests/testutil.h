@@ -198,8 +198,7 @@ static inline void tu_print_diags(const struct tu_diags *ds)
 	for (i = 0; i < ds->n; i++)
 		print_message("  diag code=%d sev=%d %s:%u name=%s: %s\n", (int)ds->v[i].code,
 		              (int)ds->v[i].severity, ds->v[i].file ? ds->v[i].file : "-",
-		              ds->v[i].line, ds->v[i].name ? ds->v[i].name : "-",
-		              ds->v[i].message);
+		              ds->v[i].line, ds->v[i].name ? ds->v[i].name : "-", ds->v[i].message);
 }
 
 /* Like tu_find, but fails the test when there is no such diagnostic. */
@@ -212,19 +211,20 @@ tu_need(const struct tu_diags *ds, enum envd_code code, const char *file_suffix,
 	if (d)
 		return d;
 	tu_print_diags(ds);
-	fail_msg("no diagnostic code %d at %s:%u", (int)code, file_suffix ? file_suffix : "*", line);
+	fail_msg("no diagnostic code %d at %s:%u", (int)code, file_suffix ? file_suffix : "*",
+	         line);
 	return &none;
 }
 
 /* Asserts a diagnostic with code at file_suffix:line exists. */
-#define tu_assert_diag(ds, code, file_suffix, line)                                              \
-	do {                                                                                     \
-		if (!tu_find((ds), (code), (file_suffix), (line))) {                             \
-			tu_print_diags(ds);                                                      \
-			fail_msg("no diagnostic code %d at %s:%u", (int)(code),                  \
-			         (file_suffix) ? (const char *)(file_suffix) : "*",              \
-			         (unsigned)(line));                                              \
-		}                                                                                \
+#define tu_assert_diag(ds, code, file_suffix, line)                                                \
+	do {                                                                                       \
+		if (!tu_find((ds), (code), (file_suffix), (line))) {                               \
+			tu_print_diags(ds);                                                        \
+			fail_msg("no diagnostic code %d at %s:%u", (int)(code),                    \
+			         (file_suffix) ? (const char *)(file_suffix) : "*",                \
+			         (unsigned)(line));                                                \
+		}                                                                                  \
 	} while (0)
 
 /* ---- file system helpers ------------------------------------------------------ */
@@ -406,14 +406,14 @@ static inline const char *tu_get(const struct tu_tree *t, const char *name)
 	return v->value;
 }
 
-#define tu_assert_var(t, name, expected)                                                         \
-	do {                                                                                     \
-		const char *tu_v_ = tu_get((t), (name));                                         \
-		if (!tu_v_) {                                                                    \
-			tu_print_diags(&(t)->diags);                                             \
-			fail_msg("%s is not set", (name));                                       \
-		}                                                                                \
-		assert_string_equal(tu_v_, (expected));                                          \
+#define tu_assert_var(t, name, expected)                                                           \
+	do {                                                                                       \
+		const char *tu_v_ = tu_get((t), (name));                                           \
+		if (!tu_v_) {                                                                      \
+			tu_print_diags(&(t)->diags);                                               \
+			fail_msg("%s is not set", (name));                                         \
+		}                                                                                  \
+		assert_string_equal(tu_v_, (expected));                                            \
 	} while (0)
 
 #define tu_assert_unset(t, name) assert_null(tu_get((t), (name)))

@@ -10,9 +10,9 @@
 
 /* the variables every row can see */
 static const char *const env[][2] = {
-    {"X", "x"},    {"Y", "yy"},      {"E", ""},  {"AB", "ab"},
-    {"A", "a"},    {"A_1", "a1"},    {"_", "u"}, {"V", "$X"}, /* never expanded again */
-    {"B", "{}"},   {"PATH", "/bin"},
+    {"X", "x"},  {"Y", "yy"},      {"E", ""},  {"AB", "ab"},
+    {"A", "a"},  {"A_1", "a1"},    {"_", "u"}, {"V", "$X"}, /* never expanded again */
+    {"B", "{}"}, {"PATH", "/bin"},
 };
 
 static const char *lookup(const char *name, size_t len, size_t *value_len, void *data)
@@ -383,7 +383,8 @@ static void test_depth_boundary(void **state)
 		r = expand(&st, in, &out, &n);
 		free(in);
 		if (r != 0)
-			fail_msg("%zu nested ${U:-...} refused (%d) with max_depth %zu", depth, r, depth);
+			fail_msg("%zu nested ${U:-...} refused (%d) with max_depth %zu", depth, r,
+			         depth);
 		assert_string_equal(out, "x");
 		free(out);
 
@@ -430,8 +431,8 @@ struct refs {
 
 static struct refs *seen_refs;
 
-static void on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set, size_t value_len,
-                   void *data)
+static void on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+                   size_t value_len, void *data)
 {
 	struct ref *r;
 
@@ -483,8 +484,8 @@ static void test_on_ref(void **state)
 static void test_name_valid(void **state)
 {
 	static const char *const good[] = {"A", "_", "a", "a1", "_1", "A_B_C", "abcXYZ019_"};
-	static const char *const bad[] = {"",    "1A",  "9",   "A-B", "A B", "A=", "A.B",
-	                                  "\xc3\xa9", "A\tB", "$A",  "A:B", "{A}"};
+	static const char *const bad[] = {
+	    "", "1A", "9", "A-B", "A B", "A=", "A.B", "\xc3\xa9", "A\tB", "$A", "A:B", "{A}"};
 	size_t i;
 
 	(void)state;

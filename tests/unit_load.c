@@ -592,7 +592,8 @@ static void test_policy_user_side_only(void **state)
 	(void)state;
 	assert_non_null(p);
 	tu_tree_init(&t);
-	tu_write(t.user, "a.conf", "OK=1\nLD_PRELOAD=/tmp/evil.so\nBASH_ENV=/tmp/x\nREF=$LD_PRELOAD\n");
+	tu_write(t.user, "a.conf",
+	         "OK=1\nLD_PRELOAD=/tmp/evil.so\nBASH_ENV=/tmp/x\nREF=$LD_PRELOAD\n");
 	tu_write(t.etc, "b.conf", "LD_LIBRARY_PATH=/opt/lib\nXDG_SEAT=seat0\n");
 	t.cfg.policy = p;
 	tu_load_ok(&t);
@@ -650,17 +651,17 @@ static void test_invalid_utf8_skips_one_assignment(void **state)
 	tu_tree_init(&t);
 	t.cfg.base_env = base;
 	tu_write(t.etc, "a.conf",
-	         "A=\xff\n"               /* 1 */
-	         "B=ok\n"                 /* 2 */
-	         "C=\xc3\xa9\n"           /* 3 */
-	         "D=\xc0\xaf\n"           /* 4: overlong */
-	         "E=\xed\xa0\x80\n"       /* 5: surrogate */
-	         "F=\xf4\x90\x80\x80\n"   /* 6: above U+10FFFF */
-	         "G=x\xe2\x82\n"          /* 7: truncated */
-	         "H=\xf0\x9f\x98\x80\n"   /* 8 */
-	         "I=$BIN\n"               /* 9: invalid after expansion */
-	         "B=\"again \xfe\"\n"     /* 10: the old value stays */
-	         "J=end\n");              /* 11 */
+	         "A=\xff\n"             /* 1 */
+	         "B=ok\n"               /* 2 */
+	         "C=\xc3\xa9\n"         /* 3 */
+	         "D=\xc0\xaf\n"         /* 4: overlong */
+	         "E=\xed\xa0\x80\n"     /* 5: surrogate */
+	         "F=\xf4\x90\x80\x80\n" /* 6: above U+10FFFF */
+	         "G=x\xe2\x82\n"        /* 7: truncated */
+	         "H=\xf0\x9f\x98\x80\n" /* 8 */
+	         "I=$BIN\n"             /* 9: invalid after expansion */
+	         "B=\"again \xfe\"\n"   /* 10: the old value stays */
+	         "J=end\n");            /* 11 */
 	tu_write(t.usr, "b.conf", "K=\xff\nL=next file\n");
 	tu_load_ok(&t);
 	tu_assert_var(&t, "B", "ok");
@@ -703,9 +704,9 @@ static void test_utf8_valid(void **state)
 	    {"\xef\xbf\xbd", true}, /* U+FFFD */
 	    {"\xf0\x90\x80\x80", true},
 	    {"\xf4\x8f\xbf\xbd", true},
-	    {"\xef\xbf\xbe", false}, /* U+FFFE, a noncharacter */
-	    {"\xef\xbf\xbf", false}, /* U+FFFF */
-	    {"\xef\xb7\x90", false}, /* U+FDD0 */
+	    {"\xef\xbf\xbe", false},     /* U+FFFE, a noncharacter */
+	    {"\xef\xbf\xbf", false},     /* U+FFFF */
+	    {"\xef\xb7\x90", false},     /* U+FDD0 */
 	    {"\xf0\x9f\xbf\xbe", false}, /* U+1FFFE */
 	    {"\x80", false},
 	    {"\xbf", false},
@@ -759,7 +760,7 @@ static void test_file_size_cap(void **state)
 
 	/* a configured cap */
 	t.cfg.limits.file_bytes = 8;
-	tu_write(t.etc, "e.conf", "E=34567\n"); /* 8 bytes */
+	tu_write(t.etc, "e.conf", "E=34567\n");  /* 8 bytes */
 	tu_write(t.etc, "f.conf", "F=345678\n"); /* 9 bytes */
 	tu_load_ok(&t);
 	tu_assert_var(&t, "E", "34567");
@@ -1406,11 +1407,11 @@ static void test_limit_entry_bytes(void **state)
 
 	(void)state;
 	assert_non_null(buf);
-	len += (size_t)sprintf(buf + len, "A=%s\n", fits);      /* 1 */
-	len += (size_t)sprintf(buf + len, "B=%s\n", over);      /* 2 */
-	len += (size_t)sprintf(buf + len, "C=$A$A\n");          /* 3: by expansion */
-	len += (size_t)sprintf(buf + len, "D=ok\n");            /* 4 */
-	len += (size_t)sprintf(buf + len, "A=${A}x\n");         /* 5: one byte over */
+	len += (size_t)sprintf(buf + len, "A=%s\n", fits); /* 1 */
+	len += (size_t)sprintf(buf + len, "B=%s\n", over); /* 2 */
+	len += (size_t)sprintf(buf + len, "C=$A$A\n");     /* 3: by expansion */
+	len += (size_t)sprintf(buf + len, "D=ok\n");       /* 4 */
+	len += (size_t)sprintf(buf + len, "A=${A}x\n");    /* 5: one byte over */
 	tu_tree_init(&t);
 	tu_write_len(t.etc, "a.conf", buf, len);
 	tu_load_ok(&t);
@@ -1566,13 +1567,13 @@ static void test_limit_result_bytes(void **state)
 	tu_tree_init(&t);
 	t.cfg.limits.result_bytes = 30;
 	tu_write(t.etc, "a.conf",
-	         "A=aaaaaaaaaa\n"  /* 1: 13 */
-	         "B=bbbbbbbbbb\n"  /* 2: 26 */
-	         "C=cccccccccc\n"  /* 3: 39 > 30 */
-	         "D=d\n"           /* 4: 30 */
-	         "A=a\n"           /* 5: 21, the old value no longer counts */
-	         "C=cccccccccc\n"  /* 6: 34 > 30 */
-	         "C=cccccc\n");    /* 7: 30 */
+	         "A=aaaaaaaaaa\n" /* 1: 13 */
+	         "B=bbbbbbbbbb\n" /* 2: 26 */
+	         "C=cccccccccc\n" /* 3: 39 > 30 */
+	         "D=d\n"          /* 4: 30 */
+	         "A=a\n"          /* 5: 21, the old value no longer counts */
+	         "C=cccccccccc\n" /* 6: 34 > 30 */
+	         "C=cccccc\n");   /* 7: 30 */
 	tu_load_ok(&t);
 	tu_assert_var(&t, "A", "a");
 	tu_assert_var(&t, "B", "bbbbbbbbbb");
@@ -1754,10 +1755,9 @@ static void assert_strv(char **got, const char *const *want)
 static void test_login_base(void **state)
 {
 	static const char *const env1[] = {"HOME=/h", "PATH=/p", "FOO=1", NULL};
-	static const char *const want1[] = {"HOME=/h",        "PATH=/p",      "FOO=1",
-	                                    "USER=u",         "LOGNAME=u",    "SHELL=/bin/sh",
-	                                    NULL};
-	static const char *const want0[] = {"HOME=/home/u",  "USER=u", "LOGNAME=u",
+	static const char *const want1[] = {"HOME=/h",   "PATH=/p",       "FOO=1", "USER=u",
+	                                    "LOGNAME=u", "SHELL=/bin/sh", NULL};
+	static const char *const want0[] = {"HOME=/home/u",  "USER=u",        "LOGNAME=u",
 	                                    "SHELL=/bin/sh", "PATH=/usr/bin", NULL};
 	static const char *const env2[] = {"HOME=", "USER", "LOGNAME=l", NULL};
 	static const char *const want2[] = {"HOME=", "USER", "LOGNAME=l", "USER=u", NULL};

@@ -352,7 +352,8 @@ static void test_line_numbers_in_sequence(void **state)
 
 	(void)state;
 	for (i = 0; i < 40; i++)
-		len += (size_t)snprintf(in + len, sizeof(in) - len, i % 3 ? "K%zu=%zu\r\n" : "K%zu=%zu\n", i, i);
+		len += (size_t)snprintf(in + len, sizeof(in) - len,
+		                        i % 3 ? "K%zu=%zu\r\n" : "K%zu=%zu\n", i, i);
 	assert_int_equal(parse_exact(in, len, &g), 0);
 	assert_int_equal(g.n, 40);
 	for (i = 0; i < 40; i++)

@@ -20,19 +20,19 @@ static struct envd_policy *policy(bool defaults, const char *allow, const char *
 	return p;
 }
 
-#define assert_refused(p, name)                                                                  \
-	do {                                                                                     \
-		const char *why_ = envd_policy_check((p), (name));                               \
-		if (!why_)                                                                       \
-			fail_msg("%s should be refused", (name));                                \
-		assert_true(why_[0] != '\0');                                                    \
+#define assert_refused(p, name)                                                                    \
+	do {                                                                                       \
+		const char *why_ = envd_policy_check((p), (name));                                 \
+		if (!why_)                                                                         \
+			fail_msg("%s should be refused", (name));                                  \
+		assert_true(why_[0] != '\0');                                                      \
 	} while (0)
 
-#define assert_allowed(p, name)                                                                  \
-	do {                                                                                     \
-		const char *why_ = envd_policy_check((p), (name));                               \
-		if (why_)                                                                        \
-			fail_msg("%s should be allowed, refused: %s", (name), why_);             \
+#define assert_allowed(p, name)                                                                    \
+	do {                                                                                       \
+		const char *why_ = envd_policy_check((p), (name));                                 \
+		if (why_)                                                                          \
+			fail_msg("%s should be allowed, refused: %s", (name), why_);               \
 	} while (0)
 
 /* A name matched by pattern: '*' becomes "X_9" (or nothing), '?' "Q". */
@@ -88,6 +88,7 @@ static void test_default_entries_each_refused(void **state)
 /* The names SECURITY.md lists, and a few more of each family. */
 static void test_documented_names_refused(void **state)
 {
+	/* clang-format off */
 	static const char *const names[] = {
 	    /* loader and libc */
 	    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_", "GCONV_PATH", "GLIBC_TUNABLES",
@@ -103,6 +104,7 @@ static void test_documented_names_refused(void **state)
 	    /* service managers */
 	    "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID",
 	};
+	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
 	size_t i;
 
@@ -115,6 +117,7 @@ static void test_documented_names_refused(void **state)
 /* Ordinary names, and near misses of default entries, pass. */
 static void test_ordinary_names_allowed(void **state)
 {
+	/* clang-format off */
 	static const char *const names[] = {
 	    "PATH", "EDITOR", "VISUAL", "PAGER", "LANG", "LC_ALL", "LANGUAGE", "TZ",
 	    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "MANPATH",
@@ -123,6 +126,7 @@ static void test_ordinary_names_allowed(void **state)
 	    "LD", "LDFLAGS", "ld_preload", "MY_LD_PRELOAD", "ENVX", "XENV", "XDG_SEATX",
 	    "XDG_SESSION", "PYTHONPATHX", "BASH_FUNC", "HOMEDIR", "USERNAME", "SHELLX",
 	};
+	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
 	size_t i;
 
@@ -152,6 +156,7 @@ struct gcase {
 
 static void test_globs(void **state)
 {
+	/* clang-format off */
 	static const struct gcase cases[] = {
 	    {"ABC", "ABC", true},       {"ABC", "ABCD", false},     {"ABC", "AB", false},
 	    {"ABC", "abc", false},      {"A*", "A", true},          {"A*", "AB", true},
@@ -166,6 +171,7 @@ static void test_globs(void **state)
 	    {"*_PATH", "MY_PATH", true}, {"*_PATH", "PATH", false}, {"*?", "A", true},
 	    {"X*Y?Z", "XaaYbZ", true},  {"X*Y?Z", "XaaYZ", false},  {"*A*", "BAB", true},
 	};
+	/* clang-format on */
 	size_t i;
 
 	(void)state;
@@ -174,8 +180,8 @@ static void test_globs(void **state)
 		bool refused = envd_policy_check(p, cases[i].name) != NULL;
 
 		if (refused != cases[i].match)
-			fail_msg("pattern %s, name %s: expected %s", cases[i].pattern, cases[i].name,
-			         cases[i].match ? "match" : "no match");
+			fail_msg("pattern %s, name %s: expected %s", cases[i].pattern,
+			         cases[i].name, cases[i].match ? "match" : "no match");
 		envd_policy_free(p);
 	}
 }
@@ -275,10 +281,12 @@ static void test_separators(void **state)
 
 static void test_bad_patterns(void **state)
 {
+	/* clang-format off */
 	static const char *const bad[] = {
 	    "LD-PRELOAD", "A.B", "A[B]", "$X", "A=B", "\xc3\xa9", "A/B", "A;B",
 	    "{A}", "A\\B", "A!", "GOOD,BA-D", "A|B", "'A'", "\"A\"", "A\rB",
 	};
+	/* clang-format on */
 	size_t i;
 
 	(void)state;

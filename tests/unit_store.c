@@ -123,9 +123,22 @@ static void test_copies(void **state)
 static void test_exact_names(void **state)
 {
 	static const char *const names[] = {
-	    "A",         "B",          "AB",        "BA",        "ABC",       "ABCDEFG",
-	    "ABCDEFGH",  "ABCDEFGI",   "ABCDEFGHI", "BBCDEFGH",  "ABCDEFGHIJKLMNOP",
-	    "ABCDEFGHIJKLMNOQ",        "_",         "__",        "A_",        "_A",
+	    "A",
+	    "B",
+	    "AB",
+	    "BA",
+	    "ABC",
+	    "ABCDEFG",
+	    "ABCDEFGH",
+	    "ABCDEFGI",
+	    "ABCDEFGHI",
+	    "BBCDEFGH",
+	    "ABCDEFGHIJKLMNOP",
+	    "ABCDEFGHIJKLMNOQ",
+	    "_",
+	    "__",
+	    "A_",
+	    "_A",
 	};
 	struct envd_store s;
 	size_t i;
@@ -242,7 +255,8 @@ static void test_hash(void **state)
 			memcpy(b, a, sizeof(a));
 			b[pos] = 'y';
 			if (envd_hash(b, len) == h)
-				fail_msg("byte %zu of a %zu-byte name does not change the hash", pos, len);
+				fail_msg("byte %zu of a %zu-byte name does not change the hash",
+				         pos, len);
 		}
 	}
 }
