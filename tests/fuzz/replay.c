@@ -8,20 +8,25 @@
  * (FUZZ_CORPUS, set by the Makefile), which is how `make check` turns every
  * file of tests/fuzz/corpus/<harness>/ into a regression test.  A broken
  * invariant aborts, which fails the test; the file being replayed is named
- * first on stderr.  Exit status: 0, 1 when a file cannot be read, 77 when the
- * harness cannot run here (e.g. the module is not built). */
+ * first on stderr; one that runs longer than 60 seconds (FUZZ_REPLAY_TIMEOUT)
+ * is killed by SIGALRM.  Exit status: 0, 1 when a file cannot be read, 77
+ * when the harness cannot run here (e.g. the module is not built). */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 
 #ifndef FUZZ_CORPUS
 #define FUZZ_CORPUS "."
 #endif
+
+/* per input; FUZZ_REPLAY_TIMEOUT overrides (valgrind needs more) */
+static unsigned timeout_seconds = 60;
 
 static int replay_file(const char *path, size_t *count)
 {
@@ -63,7 +68,10 @@ static int replay_file(const char *path, size_t *count)
 		free(buf);
 		buf = exact;
 	}
+	/* bounded time is one of the invariants: SIGALRM ends a slow input */
+	alarm(timeout_seconds);
 	LLVMFuzzerTestOneInput(buf, len);
+	alarm(0);
 	free(buf);
 	(*count)++;
 	return 0;
@@ -126,6 +134,8 @@ int main(int argc, char **argv)
 	size_t npaths = (size_t)argc - 1, count = 0, i;
 	int rc = 0;
 
+	if (getenv("FUZZ_REPLAY_TIMEOUT"))
+		timeout_seconds = (unsigned)strtoul(getenv("FUZZ_REPLAY_TIMEOUT"), NULL, 10);
 	if (npaths == 0) {
 		paths = fallback;
 		npaths = 1;
