@@ -1335,6 +1335,29 @@ static void test_limit_files_per_dir(void **state)
 	tu_tree_free(&t);
 }
 
+/* A file dropped over the per-directory limit still holds its name, like
+ * any skipped file ("anything holding the name masks"): the same basename
+ * in a lower directory must not take its place. */
+static void test_limit_files_per_dir_still_masks(void **state)
+{
+	struct tu_tree t;
+	bool b_set;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.files_per_dir = 1;
+	tu_write(t.etc, "a.conf", "A=etc\n");
+	tu_write(t.etc, "b.conf", "B=etc\n"); /* dropped: over the limit */
+	tu_write(t.usr, "b.conf", "B=usr\n"); /* masked by etc/b.conf */
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "etc");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d", 0);
+	b_set = tu_get(&t, "B") != NULL;
+	tu_tree_free(&t); /* before failing: no leak report on top */
+	if (b_set)
+		fail_msg("B came from usr/b.conf: the dropped etc/b.conf did not mask it");
+}
+
 static void test_limit_directory_entries(void **state)
 {
 	struct tu_tree t;
@@ -1960,6 +1983,7 @@ int main(void)
 	    tu_test(test_enter_user_failure),
 	    tu_test(test_limit_input_bytes),
 	    tu_test(test_limit_files_per_dir),
+	    tu_test(test_limit_files_per_dir_still_masks),
 	    tu_test(test_limit_directory_entries),
 	    tu_test(test_limit_assignments),
 	    tu_test(test_limit_entry_bytes),
