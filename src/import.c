@@ -933,7 +933,7 @@ static void translate(struct ctx *c, const struct logical *lg, struct line *ln)
 static void stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
 {
 	note(c, "ignored by pam_env",
-	     "pam_env stops at line %u (%s), fails the session and ignores the rest of the file",
+	     "pam_env stops at line %u (%s), returns PAM_ABORT and ignores the rest of the file",
 	     lg->line, why);
 	flush_notes(c);
 	put_commented(c->out, lg->first, r->p, false);

@@ -9,10 +9,12 @@
 #    fixture as ~/.pam_environment, and pam_envd.so on its translation in
 #    ~/.config/environment.d, through the same pamtester stack with a
 #    pam_exec helper recording the environment, under three login
-#    environments.  The two environments must be equal, except for the
-#    variables of lines the translation marks "inexact" or "not translated";
-#    pam_env must fail the session exactly where the translation says it
-#    stops reading.  Without root this part is skipped (exit 77).
+#    environments, and the same for files from gen_random.py.  The two
+#    environments must be equal, except for the variables of lines the
+#    translation marks "inexact" or "not translated" (for the fixtures,
+#    exactly the differences listed with their values in
+#    differences.expected); pam_env must fail exactly where the translation
+#    says it stops reading.  Without root this part is skipped (exit 77).
 set -u
 export LC_ALL=C # byte-wise: fixtures hold invalid UTF-8 and control bytes
 
@@ -123,6 +125,14 @@ mkdir -p "$E2E_TMP/gen" "$E2E_TMP/res"
 chmod 755 "$E2E_TMP/gen"
 gen=$E2E_TMP/gen
 gen_fixtures "$gen"
+# Random files too (tests/import/gen_random.py), from fixed seeds so that a
+# failure can be replayed: IMPORT_RANDOM=count, IMPORT_SEED=first seed.
+if command -v python3 >/dev/null 2>&1; then
+	for ((i = ${IMPORT_SEED:-1}; i < ${IMPORT_SEED:-1} + ${IMPORT_RANDOM:-20}; i++)); do
+		python3 "$dir/gen_random.py" "$i" >"$gen/random-$i.pam_environment"
+		fixtures+=("$gen/random-$i.pam_environment")
+	done
+fi
 
 u=$(e2e_user imp)
 h=$(home_of "$u")
@@ -170,7 +180,7 @@ marked() {
 	awk '
 		/^# envd: (inexact|not translated):/ { mark = 1; next }
 		/^# envd: / { next }
-		mark && /^# / { n = substr($0, 3); sub(/[ \t=].*/, "", n); print n; mark = 0; next }
+		mark && /^# / { n = substr($0, 3); sub(/[ \t=#].*/, "", n); print n; mark = 0; next }
 		mark { n = $0; sub(/=.*/, "", n); print n; mark = 0 }
 	' "$1" | LC_ALL=C sort -u
 }
@@ -188,6 +198,17 @@ describe() { # FIXTURE/BASE RECORD-A RECORD-B NAME...
 		line=${line//"$h"/\~}
 		printf '%s\n' "${line//"$u"/USER}"
 	done | cat -v
+}
+
+# A name environment.d does not accept cannot always be read back from the
+# commented-out line (it may run over a continued line): when the
+# translation says such a line was not translated, those names are let pass.
+invalid_names_aside() { # TRANSLATION < names
+	if grep -q '^# envd: not translated: not a valid environment.d variable name' "$1"; then
+		grep -aE '^[A-Za-z_][A-Za-z0-9_]*$' || true
+	else
+		cat
+	fi
 }
 
 # run SERVICE BASE-NAME FIXTURE-NAME SIDE: one session; the record moves to res/
@@ -235,8 +256,11 @@ for f in "${fixtures[@]}"; do
 		fi
 		mapfile -t diffs < <(differing "$a" "$z")
 		mapfile -t unmarked < <(comm -23 <(printf '%s\n' "${diffs[@]}" | sed '/^$/d') \
-			<(marked "$tr"))
-		describe "$name/$b" "$a" "$z" "${diffs[@]}" >>"$E2E_TMP/differences"
+			<(marked "$tr") | invalid_names_aside "$tr")
+		case $name in
+		random-*) ;; # not pinned: they change with the generator
+		*) describe "$name/$b" "$a" "$z" "${diffs[@]}" >>"$E2E_TMP/differences" ;;
+		esac
 		n=$(norm "$a" | wc -l)
 		nd=${#diffs[@]}
 		compared=$((compared + n))
