@@ -88,21 +88,6 @@ static void str_adds(struct str *s, const char *z)
 	str_add(s, z, strlen(z));
 }
 
-__attribute__((format(printf, 2, 3))) static void str_addf(struct str *s, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		s->oom = true;
-	else
-		str_add(s, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
 /* ---- reading the file ---- */
 
 /* A user runs this on their own file: no ownership checks, but no FIFO or
@@ -586,7 +571,11 @@ __attribute__((format(printf, 3, 4))) static void note(struct ctx *c, const char
 	for (p = tmp; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	str_addf(&c->notes, NOTE_PREFIX "%s: %s\n", kind, tmp);
+	str_adds(&c->notes, NOTE_PREFIX);
+	str_adds(&c->notes, kind);
+	str_adds(&c->notes, ": ");
+	str_adds(&c->notes, tmp);
+	str_adds(&c->notes, "\n");
 	if (strcmp(kind, "inexact") == 0)
 		c->inexact = true;
 	if (strcmp(kind, "not translated") == 0)

@@ -37,7 +37,7 @@ bad() {
 # gen_fixtures DIR: makes the fixtures that hold bytes a text file in git
 # would not hold well, and sets fixtures to all of them
 gen_fixtures() {
-	local g=$1 long f
+	local g=$1 long nnn f
 	long=$(printf '%08190d' 0)
 	printf 'A DEFAULT=1\nB DEFAULT=a\0b\nC DEFAULT=3\n' >"$g/gen-nul.pam_environment"
 	printf 'A DEFAULT=1\nB DEFAULT=a\0b' >"$g/gen-nul-last.pam_environment"
@@ -48,6 +48,9 @@ gen_fixtures() {
 	printf 'A DEFAULT=1\nB DEFAULT=2\\\n\n# c\n' >"$g/gen-continued-eof.pam_environment"
 	printf 'A DEFAULT=1\nB DEFAULT=2' >"$g/gen-no-eol.pam_environment"
 	printf '\\\nA DEFAULT=1\n' >"$g/gen-lone-backslash.pam_environment"
+	# a note longer than its buffer still ends its line
+	nnn=${long//0/N}
+	printf "%s OVERRIDE=\${X}\nB DEFAULT=2\n" "${nnn:0:700}" >"$g/gen-long-name.pam_environment"
 	fixtures=()
 	for f in "$dir"/*.pam_environment "$g"/gen-*.pam_environment; do
 		fixtures+=("$f")
