@@ -947,6 +947,14 @@ static void split_name(struct line *ln)
 	ln->rest_len = eq ? ln->pl.name_len - ln->var_len - 1 : 0;
 }
 
+/* A line holding a carriage return only: pam_env removes a variable named
+ * "\r", which cannot exist. */
+static bool cr_only(const struct pline *pl)
+{
+	return pl->name_len && strspn(pl->name, "\r") == pl->name_len && pl->dflt.kind == V_NONE &&
+	       pl->ovr.kind == V_NONE;
+}
+
 /* Returns false when pam_env stops reading at this line. */
 static bool do_line(struct ctx *c, const struct logical *lg, const struct reader *r)
 {
@@ -974,6 +982,10 @@ static bool do_line(struct ctx *c, const struct logical *lg, const struct reader
 		return false;
 	}
 	split_name(&ln);
+	if (cr_only(&ln.pl)) {
+		fputc('\n', c->out); /* a blank line with a CRLF end: nothing to remove */
+		return true;
+	}
 	if (ln.pl.name_len == 0)
 		ignored(c, lg, "the line starts with a blank, which makes the name empty");
 	else if (ln.var_len == 0)
