@@ -515,9 +515,9 @@ static void scan_value(const struct val *v, struct vscan *vs, void *const *known
 				vs->literal = true;
 			else
 				vs->refs++;
-		} else if (item_var(&pt)) {
+		} else if (pt.kind == P_ITEM && item_var(&pt)) {
 			vs->literal = true;
-		} else if (item_unseen(&pt) && vs->unseen.kind == P_END) {
+		} else if (pt.kind == P_ITEM && item_unseen(&pt) && vs->unseen.kind == P_END) {
 			vs->unseen = pt;
 		}
 	}
