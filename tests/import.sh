@@ -183,7 +183,15 @@ marked() {
 	awk '
 		/^# envd: (inexact|not translated):/ { mark = 1; next }
 		/^# envd: / { next }
-		mark && /^# / { n = substr($0, 3); sub(/[ \t=#].*/, "", n); print n; mark = 0; next }
+		mark && /^# / {
+			# a name without a blank may go on over continued lines
+			n = substr($0, 3)
+			while (n !~ /[ \t=#]/ && n ~ /\\[ \t]*$/ && (getline nx) > 0) {
+				sub(/\\[ \t]*$/, "", n)
+				n = n substr(nx, 3)
+			}
+			sub(/[ \t=#].*/, "", n); print n; mark = 0; next
+		}
 		mark { n = $0; sub(/=.*/, "", n); print n; mark = 0 }
 	' "$1" | LC_ALL=C sort -u
 }
