@@ -177,7 +177,7 @@ class Gen:
         if self.chance(0.3):
             return self.soup()
         out = []
-        n = self.r.randint(1, 8)
+        n = self.r.randint(1, 8) if self.chance(0.9) else self.r.randint(8, 30)
         for i in range(n):
             out.append(self.line())
             if i + 1 < n or self.chance(0.8):
@@ -193,12 +193,18 @@ class Gen:
             d = self.pick(DIRS)
             name = self.pick(FILE_NAMES)
             x = self.r.random()
-            if x < 0.93:
+            if x < 0.9:
                 item = self.content()
-            elif x < 0.96:
+            elif x < 0.92:
                 item = b""
-            else:
+            elif x < 0.94:
                 item = corpus.DEVNULL
+            elif x < 0.96:
+                item = corpus.Symlink(self.pick(FILE_NAMES))  # a sibling, itself, or nothing
+            elif x < 0.98 and d != "user":
+                item = corpus.Symlink("../../usr/lib/environment.d/" + self.pick(FILE_NAMES))
+            else:
+                item = corpus.Dir({})
             files.setdefault(d, {})[name] = item
         return files
 
