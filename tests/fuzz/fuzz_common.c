@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -243,12 +244,46 @@ void fuzz_strv_free(char **v)
 
 /* ---- trees ---- */
 
+static int rm_any(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
 static struct fuzz_tree *to_remove;
+static pid_t owner; /* replay's children leave the tree to their parent */
 
 static void remove_top(void)
 {
-	fuzz_tree_clear(to_remove);
-	rmdir(to_remove->top);
+	if (getpid() == owner)
+		(void)nftw(to_remove->top, rm_any, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A harness that crashed (every finding does) could not remove its tree:
+ * remove the trees of this harness whose process is gone. */
+static void sweep(const char *tmp, const char *prefix)
+{
+	char head[64], path[512];
+	struct dirent *de;
+	DIR *d = opendir(tmp);
+	size_t hl;
+
+	if (!d)
+		return;
+	hl = (size_t)snprintf(head, sizeof(head), "envd-%s.", prefix);
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, head, hl) != 0)
+			continue;
+		pid = strtol(de->d_name + hl, &end, 10);
+		if (end == de->d_name + hl || *end != '.' || pid <= 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
+		(void)nftw(path, rm_any, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
 }
 
 void fuzz_tree_init(struct fuzz_tree *t, const char *prefix)
@@ -261,7 +296,8 @@ void fuzz_tree_init(struct fuzz_tree *t, const char *prefix)
 	/* /dev/shm keeps the per-input file work off the disk where it can */
 	if (!tmp || !*tmp)
 		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-	snprintf(t->top, sizeof(t->top), "%s/envd-%s.XXXXXX", tmp, prefix);
+	sweep(tmp, prefix);
+	snprintf(t->top, sizeof(t->top), "%s/envd-%s.%ld.XXXXXX", tmp, prefix, (long)getpid());
 	FUZZ_SETUP(mkdtemp(t->top) != NULL);
 	FUZZ_SETUP(chmod(t->top, 0755) == 0);
 	for (d = 0; d < FUZZ_NDIRS; d++) {
@@ -273,6 +309,7 @@ void fuzz_tree_init(struct fuzz_tree *t, const char *prefix)
 	fuzz_know(t->known, t->top, strlen(t->top));
 	fuzz_know(t->known, "/case/uerls.conf0123456789-", 27);
 	to_remove = t;
+	owner = getpid();
 	atexit(remove_top);
 }
 

@@ -8,15 +8,20 @@
  * (FUZZ_CORPUS, set by the Makefile), which is how `make check` turns every
  * file of tests/fuzz/corpus/<harness>/ into a regression test.  A broken
  * invariant aborts, which fails the test; the file being replayed is named
- * first on stderr; one that runs longer than 60 seconds (FUZZ_REPLAY_TIMEOUT)
- * is killed by SIGALRM.  Exit status: 0, 1 when a file cannot be read, 77
- * when the harness cannot run here (e.g. the module is not built). */
+ * first on stderr.  Each input runs in a child process, so that every failing
+ * file is listed ("replay: FAIL"); one that runs longer than 60 seconds
+ * (FUZZ_REPLAY_TIMEOUT) is killed by SIGALRM; FUZZ_REPLAY_NOFORK runs them
+ * all in this process instead.  Exit status: 0, 1 when an input failed or a
+ * file cannot be read, 77 when the harness cannot run here (e.g. the module
+ * is not built). */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -27,12 +32,16 @@
 
 /* per input; FUZZ_REPLAY_TIMEOUT overrides (valgrind needs more) */
 static unsigned timeout_seconds = 60;
+/* FUZZ_REPLAY_NOFORK: every input in this process (for a debugger) */
+static bool no_fork;
 
-static int replay_file(const char *path, size_t *count)
+static int replay_file(const char *path, size_t *count, size_t *failed)
 {
 	FILE *f = fopen(path, "rb");
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0, got;
+	int status;
+	pid_t pid;
 
 	if (!f) {
 		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
@@ -68,13 +77,37 @@ static int replay_file(const char *path, size_t *count)
 		free(buf);
 		buf = exact;
 	}
-	/* bounded time is one of the invariants: SIGALRM ends a slow input */
-	alarm(timeout_seconds);
-	LLVMFuzzerTestOneInput(buf, len);
-	alarm(0);
-	free(buf);
 	(*count)++;
-	return 0;
+	if (no_fork) {
+		alarm(timeout_seconds);
+		LLVMFuzzerTestOneInput(buf, len);
+		alarm(0);
+		free(buf);
+		return 0;
+	}
+	/* each input in a child, so that one finding does not hide the next */
+	fflush(NULL);
+	pid = fork();
+	FUZZ_SETUP(pid >= 0);
+	if (pid == 0) {
+		/* bounded time is one of the invariants: SIGALRM ends a slow input */
+		alarm(timeout_seconds);
+		LLVMFuzzerTestOneInput(buf, len);
+		free(buf);
+		exit(0); /* not _exit: LeakSanitizer checks at exit */
+	}
+	free(buf);
+	while (waitpid(pid, &status, 0) < 0)
+		FUZZ_SETUP(errno == EINTR);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "replay: FAIL %s: %s%s\n", path, strsignal(WTERMSIG(status)),
+		        WTERMSIG(status) == SIGALRM ? " (took too long)" : "");
+	else
+		fprintf(stderr, "replay: FAIL %s: exit status %d\n", path, WEXITSTATUS(status));
+	(*failed)++;
+	return 1;
 }
 
 static int by_name(const void *a, const void *b)
@@ -82,7 +115,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int replay_path(const char *path, size_t *count)
+static int replay_path(const char *path, size_t *count, size_t *failed)
 {
 	struct stat st;
 	struct dirent *de;
@@ -96,7 +129,7 @@ static int replay_path(const char *path, size_t *count)
 		return 1;
 	}
 	if (!S_ISDIR(st.st_mode))
-		return replay_file(path, count);
+		return replay_file(path, count, failed);
 	d = opendir(path);
 	if (!d) {
 		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
@@ -120,7 +153,7 @@ static int replay_path(const char *path, size_t *count)
 		qsort(names, n, sizeof(*names), by_name); /* the same order everywhere */
 	for (i = 0; i < n; i++) {
 		if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode))
-			rc |= replay_file(names[i], count);
+			rc |= replay_file(names[i], count, failed);
 		free(names[i]);
 	}
 	free(names);
@@ -131,9 +164,10 @@ int main(int argc, char **argv)
 {
 	const char *fallback[] = {FUZZ_CORPUS};
 	const char *const *paths = (const char *const *)argv + 1;
-	size_t npaths = (size_t)argc - 1, count = 0, i;
+	size_t npaths = (size_t)argc - 1, count = 0, failed = 0, i;
 	int rc = 0;
 
+	no_fork = getenv("FUZZ_REPLAY_NOFORK") != NULL;
 	if (getenv("FUZZ_REPLAY_TIMEOUT"))
 		timeout_seconds = (unsigned)strtoul(getenv("FUZZ_REPLAY_TIMEOUT"), NULL, 10);
 	if (npaths == 0) {
@@ -147,8 +181,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	for (i = 0; i < npaths; i++)
-		rc |= replay_path(paths[i], &count);
-	printf("replayed %zu inputs\n", count);
+		rc |= replay_path(paths[i], &count, &failed);
+	printf("replayed %zu inputs, %zu failed\n", count, failed);
 	if (count == 0) {
 		fprintf(stderr, "replay: no inputs\n");
 		rc = 1;
