@@ -90,7 +90,8 @@ void fuzz_str_free(struct fuzz_str *s);
  *            '|' FIFO
  *     name   the basename: printable ASCII but '/' and the rare bytes,
  *            at most 64 bytes ("<n>.conf" when empty)
- *   b        the base environment, one NAME=VALUE per line
+ *   b        the base environment, one NAME=VALUE per line (other lines
+ *            are passed on too: the engine must skip them)
  *   o        knobs: bytes the harness gives a meaning to
  *
  * Other headers are ignored.  The piece before the first separator, unless
@@ -128,8 +129,8 @@ void fuzz_tree_build(struct fuzz_tree *t, const struct fuzz_section *sec, size_t
 /* Removes everything under top/case. */
 void fuzz_tree_clear(struct fuzz_tree *t);
 
-/* The 'b' sections as a NULL-terminated vector of malloc'd NAME=VALUE
- * strings (lines without a name before '=' are dropped). */
+/* The 'b' sections as a NULL-terminated vector of malloc'd strings, one per
+ * non-empty line (up to a NUL byte): NAME=VALUE, or malformed on purpose. */
 char **fuzz_base_env(const struct fuzz_section *sec, size_t n);
 void fuzz_strv_free(char **v);
 /* The 'o' sections, concatenated; bytes past the end read as 0. */

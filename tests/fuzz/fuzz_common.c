@@ -215,7 +215,7 @@ char **fuzz_base_env(const struct fuzz_section *sec, size_t n)
 			const uint8_t *nul = memchr(p, '\0', len);
 			size_t use = nul ? (size_t)(nul - p) : len;
 
-			if (use > 1 && p[0] != '=' && memchr(p, '=', use)) {
+			if (use > 0) { /* even without a name or '=': the engine skips those */
 				if (count + 2 > cap) {
 					cap *= 2;
 					v = realloc(v, cap * sizeof(*v));

@@ -195,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	base = fuzz_base_env(sec, n);
 	memcpy(known, tree.known, sizeof(known));
 	for (k = 0; base[k]; k++) /* names of the base: shown in lint messages */
-		fuzz_know(known, base[k], (size_t)(strchr(base[k], '=') - base[k]));
+		fuzz_know(known, base[k], strcspn(base[k], "="));
 	for (k = 0; k < n; k++)
 		if (sec[k].kind == 'f' && (sec[k].entry == ':' || sec[k].entry == '0'))
 			(void)envd_parse((const char *)sec[k].data, sec[k].len, know_key, known);

@@ -319,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_know(log_known, user, strlen(user));
 	fuzz_know(log_known, "no-such-user-envd", 17);
 	for (k = 0; base[k]; k++)
-		fuzz_know(log_known, base[k], (size_t)(strchr(base[k], '=') - base[k]));
+		fuzz_know(log_known, base[k], strcspn(base[k], "="));
 	for (k = 0; k < n; k++) {
 		if (sec[k].kind != 'f' || (sec[k].entry != ':' && sec[k].entry != '0'))
 			continue;
