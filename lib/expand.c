@@ -65,7 +65,7 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 	const char *v;
 	int nest = 0, r = 0;
 
-	if (st->depth >= st->max_depth)
+	if (st->depth > st->max_depth) /* the top level is not a nesting */
 		return -ELOOP;
 	st->depth++;
 

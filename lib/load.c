@@ -408,7 +408,11 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	    .lookup_data = ld,
 	    .on_ref = (ld->cfg->flags & ENVD_LINT) ? on_ref : NULL,
 	};
-	int r = envd_expand(&st, raw, raw_len, out, out_len);
+	int r;
+
+	if (st.max_out == 0) /* 0 would mean "no cap" to the buffer */
+		st.max_out = 1;
+	r = envd_expand(&st, raw, raw_len, out, out_len);
 
 	ld->expansion_left = st.budget;
 	if (r == -E2BIG && st.budget == 0 && !ld->budget_said) {

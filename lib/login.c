@@ -86,6 +86,10 @@ static int expand_template(const char *tmpl, const char *user, const char *home,
 			continue;
 		}
 		p++;
+		if (*p == '\0') {
+			r = -EINVAL; /* a lone '%' at the end */
+			break;
+		}
 		if (*p == 'h' && home)
 			r = envd_buf_append(&b, home, strlen(home));
 		else if (*p == 'u' && user)
