@@ -240,7 +240,8 @@ static void load_user(struct loader *ld)
 	if (fd >= 0) {
 		/* every user file wins its name: read them all now */
 		for (i = first; i < ld->scan.n && !ld->fatal; i++)
-			read_one(ld, fd, &ld->scan.v[i], &chk);
+			if (ld->scan.v[i].status == ENVD_SCAN_PENDING)
+				read_one(ld, fd, &ld->scan.v[i], &chk);
 		close(fd);
 	}
 	if (cfg->leave_user && cfg->leave_user(cfg->priv_data) != 0)

@@ -99,9 +99,12 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 	if (nconf > max_files) {
 		qsort(sc->v + first, nconf, sizeof(*sc->v), by_name);
 		keep = first + max_files;
-		for (i = keep; i < sc->n; i++)
-			free(sc->v[i].name);
-		sc->n = keep;
+		/* the rest is not read, but still holds its name: it masks */
+		for (i = keep; i < sc->n; i++) {
+			sc->v[i].status = ENVD_SCAN_SKIPPED;
+			sc->v[i].code = ENVD_C_LIMIT;
+			sc->v[i].reason = "over the limit of files per directory";
+		}
 		rep->dropped = nconf - max_files;
 	}
 	return 0;
