@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
@@ -119,6 +120,10 @@ struct envd_config {
 	/* Expansion base, "NAME=VALUE" strings, NULL-terminated; may be NULL.
 	 * Only looked up, never part of the result. */
 	const char *const *base_env;
+	/* With ENVD_NO_OVERWRITE, only the first base_preset entries of
+	 * base_env count as already set (the login's own environment, not the
+	 * fallbacks envd_login_base appends).  Default SIZE_MAX: all. */
+	size_t base_preset;
 
 	unsigned flags;                   /* enum envd_flags */
 	const struct envd_policy *policy; /* applied to user files; NULL: none */

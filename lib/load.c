@@ -40,6 +40,7 @@ struct loader {
 	struct envd_result *res;
 	struct envd_diag_sink sink;
 	struct envd_store base; /* index of base_env */
+	size_t *base_index;     /* per base entry: its position in base_env */
 	struct envd_scan scan;
 	char **dir_paths; /* per directory index, owned by res */
 	size_t ndirs;
@@ -74,6 +75,7 @@ void envd_config_init(struct envd_config *cfg)
 	cfg->user_uid = (uid_t)-1;
 	cfg->system_uid = 0;
 	cfg->diag_level = ENVD_DEBUG;
+	cfg->base_preset = SIZE_MAX;
 	envd_limits_default(&cfg->limits);
 }
 
@@ -467,6 +469,14 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 	return r;
 }
 
+/* nooverwrite: was name in the login's own environment? */
+static bool preset(struct loader *ld, const char *name, size_t len, uint64_t h)
+{
+	size_t i = envd_store_find_h(&ld->base, name, len, h);
+
+	return i != SIZE_MAX && ld->base_index[i] < ld->cfg->base_preset;
+}
+
 static int on_assign(const char *key, size_t key_len, const char *value, size_t value_len,
                      bool has_value, unsigned line, void *data)
 {
@@ -503,8 +513,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           "%s refused: %s", name, why);
 		goto out;
 	}
-	if ((cfg->flags & ENVD_NO_OVERWRITE) &&
-	    envd_store_find_h(&ld->base, name, key_len, h) != SIZE_MAX) {
+	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
 		           "%s is already set and kept (nooverwrite)", name);
 		goto out;
@@ -606,8 +615,14 @@ static int index_base(struct loader *ld)
 {
 	const char *const *p;
 	const char *eq;
+	size_t n = 0;
 	int r;
 
+	while (ld->cfg->base_env && ld->cfg->base_env[n])
+		n++;
+	ld->base_index = calloc(n + 1, sizeof(size_t));
+	if (!ld->base_index)
+		return -ENOMEM;
 	for (p = ld->cfg->base_env; p && *p; p++) {
 		eq = strchr(*p, '=');
 		if (!eq || eq == *p)
@@ -619,6 +634,7 @@ static int index_base(struct loader *ld)
 		                   0);
 		if (r < 0)
 			return r;
+		ld->base_index[ld->base.n - 1] = (size_t)(p - ld->cfg->base_env);
 	}
 	return 0;
 }
@@ -720,6 +736,7 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	ld.res->ndiag = ld.sink.count;
 	envd_scan_free(&ld.scan);
 	envd_store_free(&ld.base);
+	free(ld.base_index);
 	free(ld.dir_paths);
 	if (r < 0) {
 		envd_result_free(ld.res);

@@ -208,6 +208,11 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.system_uid = 0;
 	cfg.system_dirs = (const char *const *)opt.system_dirs;
 	cfg.base_env = (const char *const *)base;
+	/* nooverwrite keeps what the PAM environment holds, not the fallbacks
+	 * envd_login_base appended after it */
+	cfg.base_preset = 0;
+	while (env[cfg.base_preset] != NULL)
+		cfg.base_preset++;
 	cfg.flags = opt.flags & (ENVD_NO_OVERWRITE | ENVD_NO_EXPAND);
 	cfg.policy = opt.policy;
 	if (opt.max_env > 0 && opt.max_env < cfg.limits.result_bytes)

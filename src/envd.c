@@ -305,6 +305,9 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw)
 	if (r < 0)
 		return EXIT_FAIL;
 	rn->cfg.base_env = (const char *const *)rn->base;
+	/* --no-overwrite keeps what the login already had: with --inherit the
+	 * whole environment, otherwise nothing (the fallbacks do not count) */
+	rn->cfg.base_preset = o->inherit ? SIZE_MAX : 0;
 
 	if (!o->no_user) {
 		if (o->user_dir)
