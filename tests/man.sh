@@ -5,7 +5,10 @@ set -u
 command -v mandoc >/dev/null 2>&1 || { echo "mandoc missing: skipped"; exit 77; }
 rc=0
 for page in "$top_srcdir"/man/*.[0-9]; do
-	if ! mandoc -Tlint -W warning "$page"; then
+	# Linux-PAM's manual pages have RETURN VALUES in section 8 too
+	out=$(mandoc -Tlint -W warning "$page" 2>&1 | grep -v 'unexpected section: Sh RETURN VALUES')
+	if [ -n "$out" ]; then
+		echo "$out"
 		echo "FAIL: $page does not lint clean"
 		rc=1
 	fi
