@@ -13,8 +13,8 @@
  *  - the limits never change what comes out, only whether it does: with
  *    unbounded output, budget and depth the same text expands to the same
  *    output; -E2BIG only when that output is longer than max_out or costs more
- *    than the budget, -ELOOP only when the unbounded run nests deeper than
- *    max_depth;
+ *    than the budget, -ELOOP only when the unbounded run nests ${X:-...}
+ *    deeper than max_depth (the top level is not a nesting);
  *  - lookups are only made for valid names, and on_ref sees each of them. */
 #include "config.h"
 
@@ -167,7 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (free_run.r == 0) {
 		bool too_long = max_out && free_run.out_len > max_out;
 		bool too_costly = free_run.spent > budget;
-		bool too_deep = free_run.deepest + 1 > depth;
+		/* a level is only entered from a reference one level up, so the
+		 * nestings (levels below the top) are at most the deepest level
+		 * with a reference; max_depth counts nestings */
+		bool too_deep = free_run.deepest > depth;
 
 		if (lim.r == 0) {
 			FUZZ_CHECK(lim.out_len == free_run.out_len &&
@@ -182,8 +185,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			           "(budget %zu)",
 			           free_run.out_len, max_out, free_run.spent, budget);
 		} else {
-			FUZZ_CHECK(too_deep, "-ELOOP, but the nesting is %zu (max_depth %zu)",
-			           free_run.deepest + 1, depth);
+			FUZZ_CHECK(too_deep, "-ELOOP, but the nesting is at most %zu (max_depth %zu)",
+			           free_run.deepest, depth);
 		}
 		/* whatever fits every limit must come out */
 		if (!too_long && !too_costly && !too_deep)
