@@ -72,3 +72,16 @@ char *envd_buf_steal(struct envd_buf *b, size_t *len)
 	b->len = b->cap = 0;
 	return p;
 }
+
+char *envd_join(const char *a, char sep, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *p = malloc(na + nb + 2);
+
+	if (p) {
+		memcpy(p, a, na);
+		p[na] = sep;
+		memcpy(p + na + 1, b, nb + 1);
+	}
+	return p;
+}

@@ -20,9 +20,8 @@ void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code
 			return;
 		s->suppressed_said = true;
 		d = (struct envd_diag){
-		    s->level < ENVD_WARNING ? s->level : ENVD_WARNING, ENVD_C_LIMIT,
-		    NULL,         0,
-		    NULL,         "too many diagnostics, further ones suppressed"};
+		    s->level < ENVD_WARNING ? s->level : ENVD_WARNING, ENVD_C_LIMIT, NULL, 0, NULL,
+		    "too many diagnostics, further ones suppressed"};
 		s->fn(&d, s->data);
 		return;
 	}

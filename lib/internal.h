@@ -32,6 +32,8 @@ static inline int envd_buf_putc(struct envd_buf *b, char c)
 }
 /* NUL-terminates and hands the data over; the buffer is left empty. */
 char *envd_buf_steal(struct envd_buf *b, size_t *len);
+/* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
+char *envd_join(const char *a, char sep, const char *b);
 
 /* ---- diagnostics ---- */
 struct envd_diag_sink {

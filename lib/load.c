@@ -105,19 +105,6 @@ static char *own_string(struct envd_result *res, char *s)
 	return s;
 }
 
-static char *join_path(const char *dir, const char *name)
-{
-	size_t a = strlen(dir), b = strlen(name);
-	char *p = malloc(a + b + 2);
-
-	if (p) {
-		memcpy(p, dir, a);
-		p[a] = '/';
-		memcpy(p + a + 1, name, b + 1);
-	}
-	return p;
-}
-
 /* ---- reading ---- */
 
 static void read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
@@ -177,7 +164,7 @@ struct not_conf_ctx {
 static void not_conf_cb(const char *name, void *data)
 {
 	struct not_conf_ctx *c = data;
-	char *p = join_path(c->dir, name);
+	char *p = envd_join(c->dir, '/', name);
 
 	envd_diagf(&c->ld->sink, ENVD_WARNING, ENVD_C_FILE_NOT_CONF, p ? p : c->dir, 0, NULL,
 	           "not read: environment.d reads only names ending in \".conf\"");
@@ -556,7 +543,7 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	};
 	struct envd_result *res = ld->res;
 	struct envd_file *f;
-	char *path = own_string(res, join_path(ld->dir_paths[e->dir], e->name));
+	char *path = own_string(res, envd_join(ld->dir_paths[e->dir], '/', e->name));
 
 	if (!path)
 		return -ENOMEM;

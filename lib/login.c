@@ -28,19 +28,6 @@ static const char *env_get(const char *const *env, const char *name)
 	return NULL;
 }
 
-static char *assignment(const char *name, const char *value)
-{
-	size_t a = strlen(name), b = strlen(value);
-	char *s = malloc(a + b + 2);
-
-	if (s) {
-		memcpy(s, name, a);
-		s[a] = '=';
-		memcpy(s + a + 1, value, b + 1);
-	}
-	return s;
-}
-
 int envd_login_base(const char *const *env, const char *user, const char *home, const char *shell,
                     const char *default_path, char ***out)
 {
@@ -63,7 +50,7 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
 	for (i = 0; i < ENVD_ARRAY_SIZE(names); i++) {
 		if (!values[i] || env_get(env, names[i]))
 			continue;
-		if (!(v[k++] = assignment(names[i], values[i])))
+		if (!(v[k++] = envd_join(names[i], '=', values[i])))
 			goto oom;
 	}
 	*out = v;
