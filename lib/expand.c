@@ -76,6 +76,9 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 		case WORD:
 			if (c == '$')
 				state = CURLY;
+			else /* plain text: on to the next '$' (or NUL) */
+				while (i + 1 < n && in[i + 1] != '$' && in[i + 1] != '\0')
+					i++;
 			break;
 		case CURLY:
 			if (c == '{') {
@@ -162,6 +165,14 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 	return r;
 }
 
+int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, struct envd_buf *b)
+{
+	b->len = 0;
+	b->max = st->max_out ? st->max_out : SIZE_MAX - 1;
+	st->depth = 0;
+	return expand_into(st, in, len, b);
+}
+
 int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
                 size_t *out_len)
 {
@@ -169,8 +180,7 @@ int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char *
 	int r;
 
 	envd_buf_init(&b, st->max_out);
-	st->depth = 0;
-	r = expand_into(st, in, len, &b);
+	r = envd_expand_buf(st, in, len, &b);
 	if (r == 0) {
 		*out = envd_buf_steal(&b, out_len);
 		if (!*out)

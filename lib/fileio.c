@@ -174,7 +174,10 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, 
 static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char **data, size_t *len,
                                          const char **reason)
 {
-	size_t cap = hint < 4096 ? 4096 : (hint < max ? hint + 1 : max + 1);
+	/* st_size + 1: a file that did not change reads whole, and the next
+	 * read's 0 ends it without a reallocation; no size (a pseudo file)
+	 * starts at a page */
+	size_t cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
 	size_t n = 0;
 	char *buf = malloc(cap), *nb;
 	ssize_t r;

@@ -35,6 +35,15 @@ char *envd_buf_steal(struct envd_buf *b, size_t *len);
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
 
+/* envd_expand into b (emptied first; its cap becomes st->max_out), for
+ * callers that keep one buffer for many values.  Same returns. */
+int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, struct envd_buf *b);
+
+/* envd_parse with the caller's key and value buffers, for callers that
+ * parse many files: they are emptied, not freed.  Same returns. */
+int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
+                    struct envd_buf *key, struct envd_buf *value);
+
 /* ---- diagnostics ---- */
 struct envd_diag_sink {
 	envd_diag_fn fn;

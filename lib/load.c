@@ -42,7 +42,9 @@ struct loader {
 	struct envd_store base; /* index of base_env */
 	size_t *base_index;     /* per base entry: its position in base_env */
 	struct envd_scan scan;
-	char **dir_paths; /* per directory index, owned by res */
+	struct envd_buf xbuf;       /* expansion output, reused for every value */
+	struct envd_buf kbuf, vbuf; /* the parser's, reused for every file */
+	char **dir_paths;           /* per directory index, owned by res */
 	size_t ndirs;
 	size_t input_bytes;
 	size_t expansion_left;
@@ -386,8 +388,9 @@ static int bad_name(struct loader *ld, const char *key, size_t len)
 	return 0;
 }
 
+/* Expands raw into ld->xbuf. */
 static int expand_value(struct loader *ld, const char *name, size_t name_len, const char *raw,
-                        size_t raw_len, char **out, size_t *out_len)
+                        size_t raw_len)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_expand_state st = {
@@ -402,7 +405,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 
 	if (st.max_out == 0) /* 0 would mean "no cap" to the buffer */
 		st.max_out = 1;
-	r = envd_expand(&st, raw, raw_len, out, out_len);
+	r = envd_expand_buf(&st, raw, raw_len, &ld->xbuf);
 
 	ld->expansion_left = st.budget;
 	if (r == -E2BIG && st.budget == 0 && !ld->budget_said) {
@@ -423,9 +426,9 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	return r;
 }
 
-/* Stores v; when *owned holds v's malloc'd buffer, the store takes it. */
+/* Stores a copy of v. */
 static int store_value(struct loader *ld, const char *name, size_t name_len, uint64_t h,
-                       const char *v, size_t vlen, char **owned)
+                       const char *v, size_t vlen)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_store *s = &ld->res->store;
@@ -444,12 +447,7 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 		           name);
 		return 0;
 	}
-	if (*owned) {
-		r = envd_store_put_h(s, name, name_len, h, *owned, vlen, ld->file, ld->line);
-		if (r == 0)
-			*owned = NULL; /* the store has it now */
-	} else
-		r = envd_store_set_h(s, name, name_len, h, v, vlen, ld->file, ld->line);
+	r = envd_store_set_h(s, name, name_len, h, v, vlen, ld->file, ld->line);
 	if (r == 0)
 		envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_SET, ld->file, ld->line, name, "%s set",
 		           name);
@@ -470,7 +468,6 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	struct loader *ld = data;
 	const struct envd_config *cfg = ld->cfg;
 	const char *name = key; /* NUL-terminated by the parser */
-	char *expanded = NULL;
 	const char *v = value, *why;
 	size_t vlen = value_len;
 	uint64_t h;
@@ -507,15 +504,17 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (cfg->flags & ENVD_LINT)
 		lint_raw(ld, name, value, value_len);
-	if (!(cfg->flags & ENVD_NO_EXPAND)) {
-		r = expand_value(ld, name, key_len, value, value_len, &expanded, &vlen);
+	/* without a '$' the expansion is the value itself */
+	if (!(cfg->flags & ENVD_NO_EXPAND) && memchr(value, '$', value_len)) {
+		r = expand_value(ld, name, key_len, value, value_len);
 		if (r == -E2BIG || r == -ELOOP) {
 			r = 0;
 			goto out;
 		}
 		if (r < 0)
 			goto out;
-		v = expanded;
+		v = ld->xbuf.data ? ld->xbuf.data : ""; /* no data: nothing was appended */
+		vlen = ld->xbuf.len;
 	}
 	if (!envd_utf8_valid(v, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
@@ -524,9 +523,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (cfg->flags & ENVD_LINT)
 		lint_value(ld, name, v, vlen);
-	r = store_value(ld, name, key_len, h, v, vlen, &expanded);
+	r = store_value(ld, name, key_len, h, v, vlen);
 out:
-	free(expanded);
 	if (r < 0)
 		ld->fatal = r;
 	return r;
@@ -595,7 +593,7 @@ static void process_file(struct loader *ld, struct envd_scan_entry *e, struct en
 		return;
 	ld->file = f->path;
 	ld->user_side = f->user_side;
-	(void)envd_parse(e->data, e->len, on_assign, ld);
+	(void)envd_parse_with(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf);
 }
 
 static int index_base(struct loader *ld)
@@ -694,6 +692,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	ld.sink = (struct envd_diag_sink){cfg->diag, cfg->diag_data, cfg->diag_level,
 	                                  cfg->limits.diagnostics};
 	ld.expansion_left = cfg->limits.expansion_bytes;
+	envd_buf_init(&ld.xbuf, 0);
+	envd_buf_init(&ld.kbuf, 0);
+	envd_buf_init(&ld.vbuf, 0);
 	envd_store_init(&ld.res->store);
 	envd_store_init(&ld.base);
 
@@ -722,6 +723,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 		r = finish(&ld);
 	ld.res->ndiag = ld.sink.count;
 	envd_scan_free(&ld.scan);
+	envd_buf_free(&ld.xbuf);
+	envd_buf_free(&ld.kbuf);
+	envd_buf_free(&ld.vbuf);
 	envd_store_free(&ld.base);
 	free(ld.base_index);
 	free(ld.dir_paths);

@@ -35,12 +35,6 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* bytes with no meaning in an unquoted value */
-static bool plain_byte(char c)
-{
-	return c && c != '\\' && !is_blank(c);
-}
-
 /* characters a backslash escapes inside double quotes */
 static bool dquote_escapable(char c)
 {
@@ -48,7 +42,7 @@ static bool dquote_escapable(char c)
 }
 
 struct parser {
-	struct envd_buf key, value;
+	struct envd_buf *key, *value;
 	bool has_value;    /* something was appended to value */
 	size_t key_trim;   /* start of trailing blanks of key, SIZE_MAX: none */
 	size_t value_trim; /* start of trailing unescaped blanks of value */
@@ -59,7 +53,7 @@ struct parser {
 
 static int push(struct parser *p, bool trim_value)
 {
-	size_t klen = p->key.len, vlen = p->value.len;
+	size_t klen = p->key->len, vlen = p->value->len;
 	int r;
 
 	if (p->key_trim != SIZE_MAX)
@@ -67,13 +61,13 @@ static int push(struct parser *p, bool trim_value)
 	if (trim_value && p->value_trim != SIZE_MAX)
 		vlen = p->value_trim;
 	/* both buffers always keep a spare byte: hand out C strings */
-	p->key.data[klen] = '\0';
+	p->key->data[klen] = '\0';
 	if (p->has_value)
-		p->value.data[vlen] = '\0';
-	r = p->cb(p->key.data, klen, p->has_value ? p->value.data : NULL, p->has_value ? vlen : 0,
+		p->value->data[vlen] = '\0';
+	r = p->cb(p->key->data, klen, p->has_value ? p->value->data : NULL, p->has_value ? vlen : 0,
 	          p->has_value, p->key_line, p->data);
-	p->key.len = 0;
-	p->value.len = 0;
+	p->key->len = 0;
+	p->value->len = 0;
 	p->has_value = false;
 	return r;
 }
@@ -81,20 +75,63 @@ static int push(struct parser *p, bool trim_value)
 static int add_value(struct parser *p, char c)
 {
 	p->has_value = true;
-	return envd_buf_putc(&p->value, c);
+	return envd_buf_putc(p->value, c);
+}
+
+/* Bytes that end a run of text copied as it is, per state: NUL and the
+ * line ends for all (lines are counted one byte at a time). */
+enum { STOP_KEY = 1, STOP_VALUE = 2, STOP_SQUOTE = 4, STOP_DQUOTE = 8, STOP_ALL = 15 };
+
+static const unsigned char stops[256] = {
+    ['\0'] = STOP_ALL,
+    ['\n'] = STOP_ALL,
+    ['\r'] = STOP_ALL,
+    [' '] = STOP_KEY | STOP_VALUE,
+    ['\t'] = STOP_KEY | STOP_VALUE,
+    ['='] = STOP_KEY,
+    ['\\'] = STOP_VALUE | STOP_DQUOTE,
+    ['\''] = STOP_SQUOTE,
+    ['"'] = STOP_DQUOTE,
+};
+
+/* The end of the run that starts at buf[i]: the first byte at or after i
+ * that stops state's runs, or len. */
+static size_t run_end(const char *buf, size_t i, size_t len, unsigned state_bit)
+{
+	while (i < len && !(stops[(unsigned char)buf[i]] & state_bit))
+		i++;
+	return i;
 }
 
 int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 {
-	struct parser p = {.cb = cb, .data = data, .key_trim = SIZE_MAX, .value_trim = SIZE_MAX};
+	struct envd_buf key, value;
+	int r;
+
+	envd_buf_init(&key, 0);
+	envd_buf_init(&value, 0);
+	r = envd_parse_with(buf, len, cb, data, &key, &value);
+	envd_buf_free(&key);
+	envd_buf_free(&value);
+	return r;
+}
+
+int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
+                    struct envd_buf *key, struct envd_buf *value)
+{
+	struct parser p = {.key = key,
+	                   .value = value,
+	                   .cb = cb,
+	                   .data = data,
+	                   .key_trim = SIZE_MAX,
+	                   .value_trim = SIZE_MAX};
 	enum state st = PRE_KEY;
 	unsigned line = 1;
-	size_t i;
+	size_t i, n;
 	int r = 0;
 
-	envd_buf_init(&p.key, 0);
-	envd_buf_init(&p.value, 0);
-
+	key->len = 0;
+	value->len = 0;
 	for (i = 0; i < len && buf[i] && r == 0; i++) {
 		char c = buf[i];
 
@@ -109,22 +146,27 @@ int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 				st = KEY;
 				p.key_trim = SIZE_MAX;
 				p.key_line = line;
-				r = envd_buf_putc(&p.key, c);
+				r = envd_buf_putc(p.key, c);
 			}
 			break;
 		case KEY:
 			if (is_newline(c)) {
 				st = PRE_KEY; /* a line without '=' is dropped */
-				p.key.len = 0;
+				p.key->len = 0;
 			} else if (c == '=') {
 				st = PRE_VALUE;
 				p.value_trim = SIZE_MAX;
+			} else if (is_blank(c)) {
+				if (p.key_trim == SIZE_MAX)
+					p.key_trim = p.key->len;
+				r = envd_buf_putc(p.key, c);
 			} else {
-				if (!is_blank(c))
-					p.key_trim = SIZE_MAX;
-				else if (p.key_trim == SIZE_MAX)
-					p.key_trim = p.key.len;
-				r = envd_buf_putc(&p.key, c);
+				/* a run of key bytes up to '=', a blank or a line end */
+				n = run_end(buf, i + 1, len, STOP_KEY);
+				p.key_trim = SIZE_MAX;
+				r = envd_buf_append(p.key, buf + i, n - i);
+				i = n - 1;
+				continue;
 			}
 			break;
 		case PRE_VALUE:
@@ -151,18 +193,15 @@ int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 				p.value_trim = SIZE_MAX;
 			} else if (is_blank(c)) {
 				if (p.value_trim == SIZE_MAX)
-					p.value_trim = p.value.len;
+					p.value_trim = p.value->len;
 				r = add_value(&p, c);
 			} else {
 				/* a run of ordinary bytes: one copy, no line ends */
-				size_t j = i + 1;
-
-				while (j < len && plain_byte(buf[j]))
-					j++;
+				n = run_end(buf, i + 1, len, STOP_VALUE);
 				p.value_trim = SIZE_MAX;
 				p.has_value = true;
-				r = envd_buf_append(&p.value, buf + i, j - i);
-				i = j - 1;
+				r = envd_buf_append(p.value, buf + i, n - i);
+				i = n - 1;
 				continue;
 			}
 			break;
@@ -174,16 +213,30 @@ int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 		case SQUOTE:
 			if (c == '\'')
 				st = PRE_VALUE;
-			else
+			else if (is_newline(c))
 				r = add_value(&p, c);
+			else {
+				n = run_end(buf, i + 1, len, STOP_SQUOTE);
+				p.has_value = true;
+				r = envd_buf_append(p.value, buf + i, n - i);
+				i = n - 1;
+				continue;
+			}
 			break;
 		case DQUOTE:
 			if (c == '"')
 				st = PRE_VALUE;
 			else if (c == '\\')
 				st = DQUOTE_ESCAPE;
-			else
+			else if (is_newline(c))
 				r = add_value(&p, c);
+			else {
+				n = run_end(buf, i + 1, len, STOP_DQUOTE);
+				p.has_value = true;
+				r = envd_buf_append(p.value, buf + i, n - i);
+				i = n - 1;
+				continue;
+			}
 			break;
 		case DQUOTE_ESCAPE:
 			st = DQUOTE;
@@ -214,7 +267,5 @@ int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 	               st == DQUOTE || st == DQUOTE_ESCAPE))
 		r = push(&p, st == VALUE);
 
-	envd_buf_free(&p.key);
-	envd_buf_free(&p.value);
 	return r;
 }

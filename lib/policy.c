@@ -114,10 +114,18 @@ struct pattern_list {
 	size_t n, cap;
 };
 
+/* The default list by first character (every default pattern starts with a
+ * literal): a check looks only at the entries that can match. */
+#define DEFAULTS_MAX 255
+
 struct envd_policy {
 	bool defaults;
 	struct pattern_list allow, deny;
+	unsigned char by_first[DEFAULTS_MAX]; /* indices into envd_default_deny */
+	unsigned char first_begin[128], first_end[128];
 };
+_Static_assert(ENVD_ARRAY_SIZE(envd_default_deny) <= DEFAULTS_MAX,
+               "by_first indexes the default list with unsigned char");
 
 /* Glob match with '*' and '?'.  The classic single-backtrack algorithm:
  * O(len(pattern) * len(name)) at worst, and both are short. */
@@ -146,9 +154,23 @@ static bool glob_match(const char *pat, const char *s)
 struct envd_policy *envd_policy_new(bool with_defaults)
 {
 	struct envd_policy *p = calloc(1, sizeof(*p));
+	size_t i, n = 0;
+	unsigned c;
 
-	if (p)
-		p->defaults = with_defaults;
+	if (!p)
+		return NULL;
+	p->defaults = with_defaults;
+	/* a counting sort by first character that keeps the list's order */
+	for (i = 0; envd_default_deny[i].pattern && i < DEFAULTS_MAX; i++)
+		p->first_end[(unsigned char)envd_default_deny[i].pattern[0] & 127]++;
+	for (c = 0; c < 128; c++) {
+		p->first_begin[c] = (unsigned char)n;
+		n += p->first_end[c];
+		p->first_end[c] = p->first_begin[c];
+	}
+	for (i = 0; envd_default_deny[i].pattern && i < DEFAULTS_MAX; i++)
+		p->by_first[p->first_end[(unsigned char)envd_default_deny[i].pattern[0] & 127]++] =
+		    (unsigned char)i;
 	return p;
 }
 
@@ -236,12 +258,12 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name)
 	for (i = 0; i < p->deny.n; i++)
 		if (glob_match(p->deny.v[i], name))
 			return "denied by the administrator (user_deny)";
-	for (i = 0; p->defaults && !reason && envd_default_deny[i].pattern; i++) {
-		const char *pat = envd_default_deny[i].pattern;
+	if (p->defaults && (unsigned char)name[0] < 128) {
+		unsigned char c = (unsigned char)name[0];
 
-		/* every default pattern starts with a literal: a cheap first test */
-		if (pat[0] == name[0] && glob_match(pat, name))
-			reason = envd_default_deny[i].reason;
+		for (i = p->first_begin[c]; !reason && i < p->first_end[c]; i++)
+			if (glob_match(envd_default_deny[p->by_first[i]].pattern, name))
+				reason = envd_default_deny[p->by_first[i]].reason;
 	}
 	/* allow lifts only entries of the default list */
 	for (i = 0; reason && i < p->allow.n; i++)

@@ -17,49 +17,61 @@
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
-static void sip_round(uint64_t v[4])
+/* One SipRound on four locals: a macro keeps them in registers. */
+#define SIP_ROUND(v0, v1, v2, v3)                                                                  \
+	do {                                                                                       \
+		v0 += v1;                                                                          \
+		v1 = ROTL(v1, 13);                                                                 \
+		v1 ^= v0;                                                                          \
+		v0 = ROTL(v0, 32);                                                                 \
+		v2 += v3;                                                                          \
+		v3 = ROTL(v3, 16);                                                                 \
+		v3 ^= v2;                                                                          \
+		v0 += v3;                                                                          \
+		v3 = ROTL(v3, 21);                                                                 \
+		v3 ^= v0;                                                                          \
+		v2 += v1;                                                                          \
+		v1 = ROTL(v1, 17);                                                                 \
+		v1 ^= v2;                                                                          \
+		v2 = ROTL(v2, 32);                                                                 \
+	} while (0)
+
+/* Eight bytes as a little-endian number, whatever the host's order. */
+static inline uint64_t load_le64(const unsigned char *p)
 {
-	v[0] += v[1];
-	v[1] = ROTL(v[1], 13);
-	v[1] ^= v[0];
-	v[0] = ROTL(v[0], 32);
-	v[2] += v[3];
-	v[3] = ROTL(v[3], 16);
-	v[3] ^= v[2];
-	v[0] += v[3];
-	v[3] = ROTL(v[3], 21);
-	v[3] ^= v[0];
-	v[2] += v[1];
-	v[1] = ROTL(v[1], 17);
-	v[1] ^= v[2];
-	v[2] = ROTL(v[2], 32);
+	uint64_t m;
+
+	memcpy(&m, p, sizeof(m));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	m = __builtin_bswap64(m);
+#endif
+	return m;
 }
 
 static uint64_t siphash(const uint64_t key[2], const char *s, size_t n)
 {
-	uint64_t v[4] = {key[0] ^ 0x736f6d6570736575ULL, key[1] ^ 0x646f72616e646f6dULL,
-	                 key[0] ^ 0x6c7967656e657261ULL, key[1] ^ 0x7465646279746573ULL};
+	uint64_t v0 = key[0] ^ 0x736f6d6570736575ULL, v1 = key[1] ^ 0x646f72616e646f6dULL;
+	uint64_t v2 = key[0] ^ 0x6c7967656e657261ULL, v3 = key[1] ^ 0x7465646279746573ULL;
 	uint64_t m, b = (uint64_t)n << 56;
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i;
 
 	for (; n >= 8; n -= 8, p += 8) {
-		m = 0;
-		for (i = 0; i < 8; i++)
-			m |= (uint64_t)p[i] << (8 * i);
-		v[3] ^= m;
-		sip_round(v);
-		v[0] ^= m;
+		m = load_le64(p);
+		v3 ^= m;
+		SIP_ROUND(v0, v1, v2, v3);
+		v0 ^= m;
 	}
 	for (i = 0; i < n; i++)
 		b |= (uint64_t)p[i] << (8 * i);
-	v[3] ^= b;
-	sip_round(v);
-	v[0] ^= b;
-	v[2] ^= 0xff;
-	for (i = 0; i < 3; i++)
-		sip_round(v);
-	return v[0] ^ v[1] ^ v[2] ^ v[3];
+	v3 ^= b;
+	SIP_ROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIP_ROUND(v0, v1, v2, v3);
+	SIP_ROUND(v0, v1, v2, v3);
+	SIP_ROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
 }
 
 static uint64_t hash_key[2];

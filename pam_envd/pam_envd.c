@@ -65,7 +65,7 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char 
                    const struct envd_var *v)
 {
 	size_t name_len = strlen(v->name);
-	char *entry;
+	char small[1024], *entry;
 	int rc;
 
 	/* The engine promises all of this; a root process does not take
@@ -79,7 +79,10 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char 
 		pam_syslog(pamh, LOG_ERR, "%s: refused by the module's own check; not set", shown);
 		return PAM_IGNORE;
 	}
-	entry = malloc(name_len + 1 + v->value_len + 1);
+	/* most entries are short: no allocation for them */
+	entry = name_len + 1 + v->value_len + 1 <= sizeof(small)
+	            ? small
+	            : malloc(name_len + 1 + v->value_len + 1);
 	if (entry == NULL)
 		return PAM_BUF_ERR;
 	memcpy(entry, v->name, name_len);
@@ -88,7 +91,8 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char 
 	entry[name_len + 1 + v->value_len] = '\0';
 	rc = pam_putenv(pamh, entry); /* copies */
 	explicit_bzero(entry, name_len + 1 + v->value_len);
-	free(entry);
+	if (entry != small)
+		free(entry);
 	return rc;
 }
 
