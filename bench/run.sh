@@ -501,6 +501,8 @@ section_pam() {
 	module=$pout/pam_envd.so
 	driver=$pout/pam_open
 	cc -O2 -Wall -o "$driver" "$here/pam_open.c" -lpam || die "cannot build $driver (libpam0g-dev?)"
+	cc -O2 -Wall -fPIC -shared -o "$pout/pam_floor.so" "$here/pam_floor.c" -lpam ||
+		die "cannot build the floor module bench/pam_floor.c"
 	printf '#!/bin/sh\nexec env -0 >"$1"\n' >"$pam_tmp/record"
 	chmod 755 "$pam_tmp/record"
 
@@ -549,6 +551,15 @@ print(d["files"], d["assignments"])' <<<"$json")
 				>"$pout/$s.show.nul" 2>"$pout/$s.show.err" || die "envd show $u failed"
 			pam_check "show.$s" "$s" "$pout/$s.show.nul"
 		fi
+		if [ "$s" = small ]; then
+			# the floor writes what pam_envd writes: the variables of the result
+			env -i PATH="$base_path" "$envd" show --format nul --root "$root" "$u" \
+				>"$pout/$s.vars.nul" 2>/dev/null || die "envd show $u failed"
+			pam_service "$pam_tag-floor" "session  required  $pout/pam_floor.so vars=$pout/$s.vars.nul"
+			env -i PATH="$base_path" "$driver" -p "$pam_tag-floor" "$u" >"$pout/$s.floor.nul" ||
+				die "the floor stack fails for $u"
+			pam_check "floor.$s" "$s" "$pout/$s.floor.nul"
+		fi
 	done
 	u=${pam_tag}s
 	if [ -n "$pamtester" ]; then
@@ -571,9 +582,10 @@ print(d["files"], d["assignments"])' <<<"$json")
 
 	# 3. instructions: one session per process, and per extra session in a process
 	if command -v valgrind >/dev/null 2>&1; then
-		for v in permit envd env; do
+		for v in permit floor envd env; do
 			for s in $pam_sizes; do
 				[ "$v" != permit ] || [ "$s" = small ] || continue
+				[ "$v" != floor ] || [ "$s" = small ] || continue
 				[ "$v" != env ] || has_env "$s" || continue
 				svc=$pam_tag-$v
 				[ "$v" != envd ] || svc=$pam_tag-envd-$s
@@ -605,7 +617,7 @@ print(d["files"], d["assignments"])' <<<"$json")
 	# load that comes and goes (a shared machine) hits them all alike:
 	# pamtester processes (hyperfine) and transactions in one process.
 	local round key pieces
-	local -a combos=(permit.small)
+	local -a combos=(permit.small floor.small)
 	local -A hf_parts inproc_parts hf_runs hf_warm iters
 	for s in $pam_sizes; do
 		combos+=("envd.$s")
@@ -667,6 +679,8 @@ verdict() {
 		echo "MISS"
 	fi
 }
+# over A F P: (A - F) / P with two decimals
+over() { awk -v a="$1" -v f="$2" -v p="$3" 'BEGIN { if (a != "" && f != "" && p > 0) printf "%.3f", (a - f) / p; else printf "-" }'; }
 # per_assign IR IR0 N: (IR - IR0) / N
 per_assign() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { if (a != "" && b != "") printf "%.0f", (a - b) / n; else printf "-" }'; }
 ms() { if [ -n "$1" ]; then fmt_ms "$1"; else printf -- -; fi; }
@@ -677,6 +691,7 @@ pam_report() {
 	say "" "stack: /etc/pam.d/SERVICE made for the run (the session part of Debian's login), then the module under test:"
 	say "$(printf '  %s\n' "${pam_stack[@]}")"
 	say "  pam_permit: session required pam_permit.so" \
+		"  pam_floor:  session required pam_floor.so vars=FILE (bench/pam_floor.c; FILE: envd show's result)" \
 		"  pam_envd:   session required $module system_dirs=TREE/etc/environment.d:TREE/usr/lib/environment.d" \
 		"              (a copy of $module_src)" \
 		"              (and the user's ~/.config/environment.d, the default)" \
@@ -705,7 +720,7 @@ pam_report() {
 		"              most of the wall time of a session goes on this machine" ""
 	fmt="%-11s %11s %6s %11s %6s %13s %6s %14s %6s %9s"
 	say "$(printf "$fmt" module Ir/process ratio Ir/session ratio "pamtester ms" ratio "in-process us" ratio syscalls)"
-	for v in permit envd env; do
+	for v in permit floor envd env; do
 		say "$(printf "$fmt" "pam_$v" "${ir1[$v.$s]:--}" "$(r2 "${ir1[$v.$s]:-}" "${ir1[permit.$s]:-}")" \
 			"${sess[$v.$s]:--}" "$(r2 "${sess[$v.$s]:-}" "${sess[permit.$s]:-}")" \
 			"$(ms "${hf[$v.$s]:-}")" "$(r2 "${hf[$v.$s]:-}" "${hf[permit.$s]:-}")" \
@@ -721,6 +736,13 @@ pam_report() {
 		"  instructions, per session in a process: ${r_is}x  $(verdict "$r_is")" \
 		"  wall time, pamtester:                   ${r_hf}x  $(verdict "$r_hf")" \
 		"  wall time, per session in a process:    ${r_in}x  $(verdict "$r_in")" \
+		"floor: bench/pam_floor.c in pam_envd's place, doing only what pam_envd cannot do without" \
+		"  (pam_modutil_getpwnam, pam_getenvlist, pam_modutil_drop_priv/regain_priv, one pam_putenv" \
+		"  per variable of the same result), against the pam_permit stack:" \
+		"  instructions $(r2 "${ir1[floor.$s]:-}" "${ir1[permit.$s]:-}")x per process, $(r2 "${sess[floor.$s]:-}" "${sess[permit.$s]:-}")x per session;" \
+		"  wall time $(r2 "${hf[floor.$s]:-}" "${hf[permit.$s]:-}")x pamtester, $(r2 "${inproc[floor.$s]:-}" "${inproc[permit.$s]:-}")x per session in a process" \
+		"  pam_envd's own work (pam_envd stack - floor stack) / pam_permit stack: instructions" \
+		"  $(over "${ir1[envd.$s]:-}" "${ir1[floor.$s]:-}" "${ir1[permit.$s]:-}")x per process, $(over "${sess[envd.$s]:-}" "${sess[floor.$s]:-}" "${sess[permit.$s]:-}")x per session" \
 		"pam_env stack / pam_permit stack (about 1.7x expected):" \
 		"  instructions $(r2 "${ir1[env.$s]:-}" "${ir1[permit.$s]:-}")x per process, $(r2 "${sess[env.$s]:-}" "${sess[permit.$s]:-}")x per session;" \
 		"  wall time $(r2 "${hf[env.$s]:-}" "${hf[permit.$s]:-}")x pamtester, $(r2 "${inproc[env.$s]:-}" "${inproc[permit.$s]:-}")x per session in a process" \

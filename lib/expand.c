@@ -16,20 +16,31 @@
 
 enum xstate { WORD, CURLY, VARIABLE, VARIABLE_RAW, TEST, DEFAULT_VALUE, ALTERNATE_VALUE };
 
+/* [A-Za-z0-9_]: 1 for letters and '_', 2 for digits */
+static const unsigned char name_class[256] = {
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
+    ['8'] = 2, ['9'] = 2, ['_'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
+    ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1,
+    ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+    ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
+    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
+    ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,
+    ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 static bool name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
+	return name_class[(unsigned char)c] != 0;
 }
 
 bool envd_name_valid(const char *name, size_t len)
 {
 	size_t i;
 
-	if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
+	if (len == 0 || name_class[(unsigned char)name[0]] != 1)
 		return false;
-	for (i = 0; i < len; i++)
-		if (!name_char(name[i]))
+	for (i = 1; i < len; i++)
+		if (!name_class[(unsigned char)name[i]])
 			return false;
 	return true;
 }

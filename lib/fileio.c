@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -292,7 +293,14 @@ bool envd_utf8_valid(const char *s, size_t n)
 		unsigned c = *p;
 		size_t k, i;
 		unsigned cp;
+		uint64_t w;
 
+		/* ASCII, eight bytes at a time */
+		while (end - p >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ULL) == 0))
+			p += 8;
+		if (p == end)
+			break;
+		c = *p;
 		if (c < 0x80) {
 			p++;
 			continue;

@@ -60,7 +60,7 @@ void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code
 
 /* ---- ordered, hash-indexed variable store ---- */
 struct envd_entry {
-	char *name;
+	char *name; /* NUL-terminated, except in a borrowing store */
 	char *value;
 	size_t name_len;
 	size_t value_len;
@@ -74,14 +74,16 @@ struct envd_store {
 	size_t n, cap;
 	uint32_t *slots; /* index+1 into v, 0 = empty; open addressing */
 	size_t nslots;
-	size_t bytes; /* sum of name_len + value_len + 2 */
+	size_t bytes;  /* sum of name_len + value_len + 2 */
+	bool borrowed; /* names and values belong to the caller */
 };
 
 void envd_store_init(struct envd_store *s);
 void envd_store_free(struct envd_store *s);
 /* Index of name, or SIZE_MAX. */
 size_t envd_store_find(const struct envd_store *s, const char *name, size_t len);
-/* Sets name to value (copied).  Returns 0 or -ENOMEM. */
+/* Sets name to value (copied).  Returns 0, -ENOMEM, or -EINVAL for a
+ * borrowing store. */
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
                    size_t value_len, const char *file, unsigned line);
 uint64_t envd_hash(const char *s, size_t n);
@@ -89,9 +91,11 @@ uint64_t envd_hash(const char *s, size_t n);
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line);
-/* Like set, but takes value (malloc'd, NUL-terminated) on success. */
-int envd_store_put_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                     char *value, size_t value_len, const char *file, unsigned line);
+/* Indexes name (not NUL-terminated: name_len bytes) and value without
+ * copying them: they must outlive the store, which then borrows for good
+ * (set is refused).  Returns 0, -ENOMEM, or -EINVAL for an owning store. */
+int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
+                        const char *value, size_t value_len);
 
 /* ---- safe file access ---- */
 enum envd_open_result {

@@ -244,9 +244,9 @@ static void load_system(struct loader *ld, size_t first_dir)
 {
 	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid};
 	int fds[16];
-	size_t d, i;
+	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
-	for (d = first_dir; d < ld->ndirs; d++)
+	for (d = first_dir; d < nd; d++)
 		fds[d] = ld->fatal ? -1 : list_dir(ld, d, false, &chk);
 	if (!ld->fatal) {
 		envd_scan_sort(&ld->scan);
@@ -257,7 +257,7 @@ static void load_system(struct loader *ld, size_t first_dir)
 				read_one(ld, fds[e->dir], e, &chk);
 		}
 	}
-	for (d = first_dir; d < ld->ndirs; d++)
+	for (d = first_dir; d < nd; d++)
 		if (fds[d] >= 0)
 			close(fds[d]);
 }
@@ -593,7 +593,10 @@ static void process_file(struct loader *ld, struct envd_scan_entry *e, struct en
 		return;
 	ld->file = f->path;
 	ld->user_side = f->user_side;
-	(void)envd_parse_with(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf);
+	/* the parser's own buffers out of memory: fatal, like the store's
+	 * (on_assign's errors are in ld->fatal already; 1 only stops) */
+	if (envd_parse_with(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf) < 0 && !ld->fatal)
+		ld->fatal = -ENOMEM;
 }
 
 static int index_base(struct loader *ld)
@@ -609,14 +612,19 @@ static int index_base(struct loader *ld)
 	if (!ld->base_index)
 		return -ENOMEM;
 	for (p = ld->cfg->base_env; p && *p; p++) {
+		size_t len;
+		uint64_t h;
+
 		eq = strchr(*p, '=');
 		if (!eq || eq == *p)
 			continue;
+		len = (size_t)(eq - *p);
+		h = envd_hash(*p, len);
 		/* the first occurrence wins, as getenv() finds it */
-		if (envd_store_find(&ld->base, *p, (size_t)(eq - *p)) != SIZE_MAX)
+		if (envd_store_find_h(&ld->base, *p, len, h) != SIZE_MAX)
 			continue;
-		r = envd_store_set(&ld->base, *p, (size_t)(eq - *p), eq + 1, strlen(eq + 1), NULL,
-		                   0);
+		/* base_env outlives the load: indexed, not copied */
+		r = envd_store_borrow_h(&ld->base, *p, len, h, eq + 1, strlen(eq + 1));
 		if (r < 0)
 			return r;
 		ld->base_index[ld->base.n - 1] = (size_t)(p - ld->cfg->base_env);

@@ -253,8 +253,17 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			if (is_newline(c))
 				st = PRE_KEY;
 			else {
-				while (i + 1 < len && buf[i + 1] && !is_newline(buf[i + 1]))
-					i++;
+				/* on to the line end (or a NUL, which ends the input) */
+				const char *nl = memchr(buf + i, '\n', len - i);
+				size_t end = nl ? (size_t)(nl - buf) : len;
+				const char *cr = memchr(buf + i, '\r', end - i);
+				const char *nul = memchr(buf + i, '\0', end - i);
+
+				if (cr && (!nul || cr < nul))
+					end = (size_t)(cr - buf);
+				else if (nul)
+					end = (size_t)(nul - buf);
+				i = end - 1;
 				continue;
 			}
 			break;

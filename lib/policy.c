@@ -161,14 +161,14 @@ struct envd_policy *envd_policy_new(bool with_defaults)
 		return NULL;
 	p->defaults = with_defaults;
 	/* a counting sort by first character that keeps the list's order */
-	for (i = 0; envd_default_deny[i].pattern && i < DEFAULTS_MAX; i++)
+	for (i = 0; i < ENVD_ARRAY_SIZE(envd_default_deny) && envd_default_deny[i].pattern; i++)
 		p->first_end[(unsigned char)envd_default_deny[i].pattern[0] & 127]++;
 	for (c = 0; c < 128; c++) {
 		p->first_begin[c] = (unsigned char)n;
 		n += p->first_end[c];
 		p->first_end[c] = p->first_begin[c];
 	}
-	for (i = 0; envd_default_deny[i].pattern && i < DEFAULTS_MAX; i++)
+	for (i = 0; i < ENVD_ARRAY_SIZE(envd_default_deny) && envd_default_deny[i].pattern; i++)
 		p->by_first[p->first_end[(unsigned char)envd_default_deny[i].pattern[0] & 127]++] =
 		    (unsigned char)i;
 	return p;

@@ -69,6 +69,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 		close(fd);
 		return -ENOMEM;
 	}
+	/* cppcheck-suppress readdirCalled ; readdir_r is deprecated, this DIR is ours alone */
 	while ((errno = 0, de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
@@ -129,6 +130,7 @@ int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void 
 	}
 	/* the duplicate shares the offset that the first listing left at the end */
 	rewinddir(d);
+	/* cppcheck-suppress readdirCalled ; readdir_r is deprecated, this DIR is ours alone */
 	while ((de = readdir(d)) && seen++ < max) {
 		size_t len = strlen(de->d_name);
 

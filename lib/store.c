@@ -109,10 +109,8 @@ void envd_store_free(struct envd_store *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++) {
-		free(s->v[i].name);
-		free(s->v[i].value);
-	}
+	for (i = 0; !s->borrowed && i < s->n; i++)
+		free(s->v[i].name); /* the value shares the name's block */
 	free(s->v);
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
@@ -175,15 +173,31 @@ static int rehash(struct envd_store *s, size_t nslots)
 	return 0;
 }
 
-static char *dup_bytes(const char *p, size_t n)
+/* A free entry at the end of v and its slot; NULL without memory. */
+static struct envd_entry *add_entry(struct envd_store *s, size_t slot)
 {
-	char *d = malloc(n + 1);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
 
-	if (d) {
-		memcpy(d, p, n);
-		d[n] = '\0';
+		if (!nv)
+			return NULL;
+		s->v = nv;
+		s->cap = cap;
 	}
-	return d;
+	s->slots[slot] = (uint32_t)(s->n + 1);
+	return &s->v[s->n++];
+}
+
+/* Room for one more entry: at most UINT32_MAX - 1 of them, and a load
+ * factor of at most 1/2.  0 or -ENOMEM. */
+static int reserve(struct envd_store *s)
+{
+	if (s->n >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((s->n + 1) * 2 > s->nslots)
+		return rehash(s, s->nslots ? s->nslots * 2 : 64);
+	return 0;
 }
 
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
@@ -193,60 +207,81 @@ int envd_store_set(struct envd_store *s, const char *name, size_t name_len, cons
 	                        file, line);
 }
 
+/* An entry is one block, "NAME\0VALUE\0": a new value reallocates it. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line)
 {
-	char *v = dup_bytes(value, value_len);
-	int r;
-
-	if (!v)
-		return -ENOMEM;
-	r = envd_store_put_h(s, name, name_len, h, v, value_len, file, line);
-	if (r < 0)
-		free(v);
-	return r;
-}
-
-int envd_store_put_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h, char *v,
-                     size_t value_len, const char *file, unsigned line)
-{
 	struct envd_entry *e;
-	size_t i;
 	bool found = false;
+	size_t i;
+	char *block;
 
-	if (s->n >= UINT32_MAX - 1)
-		return -ENOMEM;
-	/* keep the load factor at most 1/2 */
-	if ((s->n + 1) * 2 > s->nslots && rehash(s, s->nslots ? s->nslots * 2 : 64) < 0)
+	if (s->borrowed || reserve(s) < 0)
+		return s->borrowed ? -EINVAL : -ENOMEM;
+	if (value_len > SIZE_MAX - name_len - 2)
 		return -ENOMEM;
 	i = probe(s, name, name_len, h, &found);
 	if (found) {
 		e = &s->v[s->slots[i] - 1];
-		s->bytes -= e->value_len;
-		free(e->value);
-	} else {
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 32;
-			struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			s->v = nv;
-			s->cap = cap;
-		}
-		e = &s->v[s->n];
-		e->name = dup_bytes(name, name_len);
-		if (!e->name)
+		block = realloc(e->name, name_len + 1 + value_len + 1);
+		if (!block)
 			return -ENOMEM;
+		s->bytes -= e->value_len;
+	} else {
+		block = malloc(name_len + 1 + value_len + 1);
+		if (!block)
+			return -ENOMEM;
+		e = add_entry(s, i);
+		if (!e) {
+			free(block);
+			s->slots[i] = 0;
+			return -ENOMEM;
+		}
+		memcpy(block, name, name_len);
+		block[name_len] = '\0';
 		e->name_len = name_len;
 		e->hash = h;
-		s->slots[i] = (uint32_t)(++s->n);
 		s->bytes += name_len + 2;
 	}
-	e->value = v;
+	e->name = block;
+	e->value = block + name_len + 1;
+	memcpy(e->value, value, value_len);
+	e->value[value_len] = '\0';
 	e->value_len = value_len;
 	e->file = file;
 	e->line = line;
 	s->bytes += value_len;
+	return 0;
+}
+
+int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
+                        const char *value, size_t value_len)
+{
+	struct envd_entry *e;
+	bool found = false;
+	size_t i;
+
+	if ((s->n && !s->borrowed) || reserve(s) < 0)
+		return s->n && !s->borrowed ? -EINVAL : -ENOMEM;
+	s->borrowed = true;
+	i = probe(s, name, name_len, h, &found);
+	if (found)
+		e = &s->v[s->slots[i] - 1];
+	else {
+		e = add_entry(s, i);
+		if (!e) {
+			s->slots[i] = 0;
+			return -ENOMEM;
+		}
+		e->name_len = name_len;
+		e->hash = h;
+		s->bytes += name_len + 2;
+	}
+	s->bytes += value_len - (found ? e->value_len : 0);
+	e->name = (char *)name;
+	e->value = (char *)value;
+	e->value_len = value_len;
+	e->file = NULL;
+	e->line = 0;
 	return 0;
 }
