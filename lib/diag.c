@@ -5,23 +5,33 @@
 
 #include "internal.h"
 
+/* Problems (errors, warnings) and tracing (notices, debug) are counted
+ * apart, each up to s->max: a verbose trace never crowds out an error. */
 void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,
                 const char *file, unsigned line, const char *name, const char *fmt, ...)
 {
 	struct envd_diag d;
 	char msg[512];
 	va_list ap;
+	int k = sev <= ENVD_WARNING ? 0 : 1;
 
 	if (!s->fn || sev > s->level)
 		return;
 	s->count++;
-	if (s->count > s->max) {
-		if (s->suppressed_said)
+	if (++s->class_count[k] > s->max) {
+		if (s->suppressed_said[k])
 			return;
-		s->suppressed_said = true;
-		d = (struct envd_diag){
-		    s->level < ENVD_WARNING ? s->level : ENVD_WARNING, ENVD_C_LIMIT, NULL, 0, NULL,
-		    "too many diagnostics, further ones suppressed"};
+		s->suppressed_said[k] = true;
+		d = (struct envd_diag){k == 0 ? ENVD_WARNING : sev,
+		                       ENVD_C_LIMIT,
+		                       NULL,
+		                       0,
+		                       NULL,
+		                       k == 0
+		                           ? "too many errors and warnings, further ones suppressed"
+		                           : "too many notices, further ones suppressed"};
+		if (d.severity > s->level)
+			d.severity = s->level;
 		s->fn(&d, s->data);
 		return;
 	}

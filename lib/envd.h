@@ -27,7 +27,7 @@
 #define ENVD_MAX_EXPANSION_BYTES (32u * 1024u * 1024u) /* substituted bytes per load */
 #define ENVD_MAX_DEPTH           32u                   /* nesting of ${X:-...} */
 #define ENVD_MAX_RESULT_BYTES    (1024u * 1024u)       /* sum of "NAME=VALUE\0" in the result */
-#define ENVD_MAX_DIAGNOSTICS     1000u                 /* diagnostics reported per load */
+#define ENVD_MAX_DIAGNOSTICS     1000u /* errors+warnings, and notices+debug, reported per load */
 
 struct envd_limits {
 	size_t file_bytes;

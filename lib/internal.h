@@ -49,9 +49,10 @@ struct envd_diag_sink {
 	envd_diag_fn fn;
 	void *data;
 	enum envd_severity level; /* least severe reported */
-	size_t max;               /* reported at most */
+	size_t max;               /* reported at most, per class */
 	size_t count;             /* produced */
-	bool suppressed_said;
+	size_t class_count[2];    /* produced: problems (error, warning), tracing */
+	bool suppressed_said[2];
 };
 
 void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,

@@ -1670,6 +1670,27 @@ static void test_limit_diagnostics(void **state)
 	tu_tree_free(&t);
 }
 
+/* Tracing and problems are capped apart: at debug level, the "set" lines of
+ * many assignments do not push a later error out. */
+static void test_limit_diagnostics_classes(void **state)
+{
+	struct tu_tree t;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.diagnostics = 5;
+	tu_write(t.etc, "a.conf", "A=1\nB=1\nC=1\nD=1\nE=1\nF=1\nG=1\nH=1\n1BAD=1\n");
+	t.cfg.diag_level = ENVD_DEBUG;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "H", "1");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_SET), 5);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_NAME, "/etc/environment.d/a.conf", 9);
+	/* one "suppressed" line, for the tracing only */
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LIMIT), 1);
+	assert_int_equal(envd_result_diag_count(t.res), 9);
+	tu_tree_free(&t);
+}
+
 /* Below diag_level nothing is reported or counted; no callback is fine. */
 static void test_diag_level(void **state)
 {
@@ -1992,6 +2013,7 @@ int main(void)
 	    tu_test(test_limit_depth),
 	    tu_test(test_limit_result_bytes),
 	    tu_test(test_limit_diagnostics),
+	    tu_test(test_limit_diagnostics_classes),
 	    tu_test(test_diag_level),
 	    tu_test(test_no_value_in_diagnostics),
 	    tu_test(test_login_base),
