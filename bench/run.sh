@@ -455,7 +455,7 @@ section_pam() {
 	local pam_rounds=${BENCH_PAM_ROUNDS:-5}
 	local pam_sizes=small missing=()
 	local -a pam_warns=()
-	local -A chk files assign ir1 irn sess nsess hf inproc nvars nsys
+	local -A chk files assign ir1 irn sess nsess hf inproc nvars nsys own
 	local k
 	for s in $sizes; do [ "$s" = small ] || pam_sizes+=" $s"; done
 	# pam_env is quadratic or worse in the lines of ~/.pam_environment: on the
@@ -804,6 +804,24 @@ pam_report() {
 		pe=$(cg_fn "$f" ':pam_putenv( |$)')
 		say "$(printf "$fmt" "$s" "${assign[$s]}" "$tot" "$eng" "$ig" "$pe" \
 			"$(awk -v a="$pe" -v b="$tot" 'BEGIN { if (b > 0 && a != "-") printf "%.1f%%", 100 * a / b; else printf "-" }')")"
+		own[$s]=$(awk -v t="$tot" -v p="$pe" 'BEGIN { if (t != "-" && p != "-") printf "%.0f", t - p; else print "" }')
+	done
+	say "" "growth of pam_envd's own work: module - pam_putenv (libpam's pam_putenv searches the whole" \
+		"PAM environment on every call, so n variables cost n^2/2 comparisons there; Linux-PAM has no" \
+		"call that sets many at once); target: linear (at most 1.1x as fast as the assignments)" ""
+	fmt="%-16s %8s %14s %9s  %s"
+	say "$(printf "$fmt" step assign "module-putenv" limit status)"
+	prev=
+	for s in $pam_sizes; do
+		if [ -n "$prev" ] && [ -n "${own[$s]:-}" ] && [ -n "${own[$prev]:-}" ]; then
+			local ra ro lim st
+			ra=$(ratio "${assign[$s]}" "${assign[$prev]}")
+			ro=$(awk -v a="${own[$s]}" -v b="${own[$prev]}" 'BEGIN { printf "%.2f", a / b }')
+			lim=$(awk -v a="${assign[$s]}" -v b="${assign[$prev]}" 'BEGIN { printf "%.2f", 1.1 * a / b }')
+			if ge "$lim" "$ro"; then st=PASS; else st=MISS; fi
+			say "$(printf "$fmt" "$prev -> $s" "x$ra" "x$ro" "x$lim" "$st")"
+		fi
+		prev=$s
 	done
 
 	say "" "raw data: $pout (PAM environments *.nul, callgrind.*.out, pamtester JSON, the translated .pam_environment)"

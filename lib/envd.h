@@ -27,6 +27,7 @@
 #define ENVD_MAX_EXPANSION_BYTES (32u * 1024u * 1024u) /* substituted bytes per load */
 #define ENVD_MAX_DEPTH           32u                   /* nesting of ${X:-...} */
 #define ENVD_MAX_RESULT_BYTES    (1024u * 1024u)       /* sum of "NAME=VALUE\0" in the result */
+#define ENVD_MAX_DIRS            16u   /* directories per load, the user directory included */
 #define ENVD_MAX_DIAGNOSTICS     1000u /* errors+warnings, and notices+debug, reported per load */
 
 struct envd_limits {
@@ -111,7 +112,8 @@ struct envd_config {
 	/* Directories, highest precedence first.  The user directory (may be
 	 * NULL) comes before all system directories. */
 	const char *user_dir;
-	const char *const *system_dirs; /* NULL-terminated; NULL: the default four */
+	const char *const *system_dirs; /* NULL-terminated, at most ENVD_MAX_DIRS - 1;
+	                                 * NULL: the default four */
 	const char *root;               /* prefix for system_dirs, or NULL */
 
 	uid_t user_uid;   /* besides root, the owner allowed on the user side */

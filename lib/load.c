@@ -243,7 +243,7 @@ static void load_user(struct loader *ld)
 static void load_system(struct loader *ld, size_t first_dir)
 {
 	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid};
-	int fds[16];
+	int fds[ENVD_MAX_DIRS];
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
 	for (d = first_dir; d < nd; d++)
@@ -643,7 +643,7 @@ static int set_dirs(struct loader *ld)
 		rl--;
 	for (i = 0; sys[i]; i++)
 		n++;
-	if (n + 1 > 16)
+	if (n + 1 > ENVD_MAX_DIRS)
 		return -EINVAL;
 	ld->dir_paths = calloc(n + 1, sizeof(char *));
 	if (!ld->dir_paths)

@@ -16,8 +16,8 @@
 
 #include "module.h"
 
-/* The engine takes 16 directories in all, the user directory included. */
-#define PE_MAX_SYSTEM_DIRS 15u
+/* The engine's directories, the user directory included, less that one. */
+#define PE_MAX_SYSTEM_DIRS (ENVD_MAX_DIRS - 1u)
 
 #ifndef ENVD_DEFAULT_PATH
 #define ENVD_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
