@@ -84,7 +84,7 @@ static int session(const char *service, const char *user, char **vars, int nvars
 
 	if (rc != PAM_SUCCESS) {
 		fprintf(stderr, "pam_open: pam_start(%s, %s): %s\n", service, user,
-			pam_strerror(pamh, rc));
+		        pam_strerror(pamh, rc));
 		return 1;
 	}
 	for (int i = 0; i < nvars && rc == PAM_SUCCESS; i++)
@@ -97,7 +97,7 @@ static int session(const char *service, const char *user, char **vars, int nvars
 	rc = pam_open_session(pamh, 0);
 	if (rc != PAM_SUCCESS) {
 		fprintf(stderr, "pam_open: pam_open_session(%s, %s): %s\n", service, user,
-			pam_strerror(pamh, rc));
+		        pam_strerror(pamh, rc));
 		pam_end(pamh, rc);
 		return 1;
 	}
@@ -190,6 +190,7 @@ int main(int argc, char **argv)
 	free(vars);
 	return fflush(stdout) == 0 ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: pam_open [-n N] [-w W] [-t] [-p] [-e NAME=VALUE]... SERVICE USER\n");
+	fprintf(stderr,
+	        "usage: pam_open [-n N] [-w W] [-t] [-p] [-e NAME=VALUE]... SERVICE USER\n");
 	return 2;
 }

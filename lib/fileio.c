@@ -290,7 +290,7 @@ bool envd_utf8_valid(const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
 	while (p < end) {
-		unsigned c = *p;
+		unsigned c;
 		size_t k, i;
 		unsigned cp;
 		uint64_t w;

@@ -174,6 +174,16 @@ int pe_priv_enter(void *data)
 		return -1;
 	}
 	if (pam_modutil_drop_priv(priv->pamh, &priv->privs, priv->pw) != 0) {
+		/* libpam undoes a half-made switch without checking that the
+		 * undoing worked: if it did not, fail closed */
+		if (current_fsuid() != priv->fsuid_before ||
+		    current_fsgid() != priv->fsgid_before || !groups_restored(priv)) {
+			priv->broken = true;
+			pam_syslog(priv->pamh, LOG_CRIT,
+			           "switching to the user's identity failed half-way; "
+			           "failing the session");
+			return -1;
+		}
 		pam_syslog(priv->pamh, LOG_ERR,
 		           "cannot switch to the user's identity; "
 		           "the user's files are skipped");

@@ -249,7 +249,9 @@ static struct passwd *find_user(const char *user)
 	unsigned long uid;
 
 	if (!user)
+		/* cppcheck-suppress getpwuidCalled ; envd has one thread */
 		return getpwuid(getuid());
+	/* cppcheck-suppress getpwnamCalled ; envd has one thread */
 	pw = getpwnam(user);
 	if (pw || !*user)
 		return pw;
@@ -259,6 +261,7 @@ static struct passwd *find_user(const char *user)
 	uid = strtoul(user, &end, 10);
 	if (*end || errno || uid > (uid_t)-2)
 		return NULL;
+	/* cppcheck-suppress getpwuidCalled ; envd has one thread */
 	return getpwuid((uid_t)uid);
 }
 

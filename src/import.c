@@ -66,7 +66,7 @@ static void str_add(struct str *s, const char *p, size_t n)
 
 	if (s->oom)
 		return;
-	if (s->len + n + 1 > s->cap) {
+	if (!s->p || s->len + n + 1 > s->cap) {
 		cap = s->cap ? s->cap : 256;
 		while (cap < s->len + n + 1)
 			cap *= 2;
@@ -768,7 +768,7 @@ static void render_chain(struct str *s, const struct line *ln)
 	}
 	render(s, &ln->pl.dflt);
 	str_adds(s, "}");
-	for (i = k - 1; i-- > 0;) {
+	for (i = k ? k - 1 : 0; i-- > 0;) { /* no wrap when k is 0 */
 		str_adds(s, "}${");
 		str_add(s, r[i].p, r[i].n);
 		str_adds(s, ":+");
@@ -1029,6 +1029,7 @@ static void put_header(FILE *out, const char *file)
 
 static int default_file(struct str *path)
 {
+	/* cppcheck-suppress getpwuidCalled ; envd has one thread */
 	struct passwd *pw = getpwuid(getuid());
 
 	if (!pw || !pw->pw_dir) {

@@ -38,10 +38,20 @@ cleanup() {
 	if [ -n "$tmp_user" ]; then
 		userdel -r "$tmp_user" >/dev/null 2>&1 || userdel "$tmp_user" >/dev/null 2>&1
 	fi
-	rm -rf "$T"
+	rm -rf "$T" ${VGT:+"$VGT"}
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
+
+# envd under valgrind when ENVD_VALGRIND asks for it (tests/vg_lib.sh); the
+# wrapper and logs outside $T, for the runs as another user
+. "$here/vg_lib.sh"
+VGT=
+if [ "${ENVD_VALGRIND:-no}" != no ]; then
+	VGT=$(mktemp -d "${TMPDIR:-/tmp}/envd-cli-vg.XXXXXX") || exit 1
+	vg_init "$VGT" "$ENVD" || exit 1
+	ENVD=$(vg_wrap "$ENVD")
+fi
 
 # ---- harness -------------------------------------------------------------------
 checks=0 failures=0 skips=0
@@ -914,6 +924,7 @@ skipped $S/r/etc/environment.d/50-sys.conf (permission denied)
 fi
 
 # ---- summary ----------------------------------------------------------------------
+vg_check || fail "valgrind: $VG_BAD runs of envd with memory errors or definite leaks (logs above)"
 echo "cli.sh: $checks checks, $failures failed, $skips skipped"
 [ "$failures" -eq 0 ] || exit 1
 exit 0

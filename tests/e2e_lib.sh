@@ -7,9 +7,12 @@
 # on failure or interruption.  Without root the tests skip (exit 77).
 #
 # Set by the caller or automake: top_builddir, top_srcdir, ENVD,
-# ENVD_SANITIZERS, CC.
+# ENVD_SANITIZERS, CC.  With ENVD_VALGRIND=auto or yes (tests/vg_lib.sh),
+# pamtester (with the module in it) and $ENVD run under valgrind's memcheck;
+# its errors and definite leaks fail the test.
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/vg_lib.sh"
 
 MODULE=${PAM_ENVD_MODULE:-$top_builddir/pam_envd/.libs/pam_envd.so}
 E2E_TMP=
@@ -47,6 +50,7 @@ e2e_cleanup() {
 # helper, and arms the cleanup.
 e2e_init() {
 	[ "$(id -u)" = 0 ] || e2e_skip "end-to-end tests need root"
+	[ "${ENVD_MODULE:-yes}" != no ] || e2e_skip "configured with --disable-module: no pam_envd.so"
 	local c
 	for c in pamtester useradd userdel groupdel getent setpriv timeout; do
 		command -v "$c" >/dev/null 2>&1 || e2e_skip "$c is not installed"
@@ -79,6 +83,11 @@ e2e_init() {
 EOF
 	chmod 755 "$HELPER"
 	e2e_preload_setup
+	vg_init "$E2E_TMP/vg" "$MODULE" || exit 1
+	if [ ${#VG[@]} != 0 ]; then
+		[ -z "${ENVD:-}" ] || ENVD=$(vg_wrap "$ENVD")
+		E2E_TIME_LIMIT=$((E2E_TIME_LIMIT * 6)) # memcheck's slowdown
+	fi
 }
 
 # Under ASan the module needs the ASan runtime first in the process;
@@ -183,21 +192,31 @@ e2e_service() {
 }
 
 # e2e_pam [-E NAME=VALUE]... SERVICE USER OPERATION...: runs pamtester (under
-# E2E_WRAP, if set) with a time
+# E2E_WRAP, if set, and valgrind, if on and E2E_NO_VG is not set) with a time
 # limit; sets E2E_RC and E2E_MS (elapsed milliseconds).
 e2e_pam() {
-	local t0 t1
+	local t0 t1 vg=("${VG[@]}")
+	[ -z "${E2E_NO_VG:-}" ] || vg=()
 	t0=$(date +%s%N)
 	E2E_RC=0
 	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
 		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-		timeout -k 5 60 "${E2E_WRAP[@]}" pamtester "$@" >"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
+		timeout -k 5 "$((E2E_TIME_LIMIT * 6))" "${E2E_WRAP[@]}" "${vg[@]}" pamtester "$@" \
+		>"$E2E_TMP/pamtester.log" 2>&1 || E2E_RC=$?
 	t1=$(date +%s%N)
 	if [ "$E2E_RC" != 0 ]; then
 		echo "pamtester $* exited $E2E_RC:"
 		tail -n 30 "$E2E_TMP/pamtester.log"
 	fi
 	E2E_MS=$(((t1 - t0) / 1000000))
+	e2e_vg_check "pamtester $*"
+}
+
+# e2e_vg_check WHAT: a failure, with valgrind's logs (on stderr: callers
+# may send stdout elsewhere), for each run under valgrind since the last
+# check that had memory errors or definite leaks.
+e2e_vg_check() {
+	vg_check >&2 || fail "valgrind: memory errors or definite leaks in $1 (log above)" >&2
 }
 
 # record USER [RUN_ID]: the environment file the helper wrote for USER.
@@ -230,6 +249,7 @@ expect_false() {
 }
 
 e2e_finish() {
+	e2e_vg_check "a run of envd or pamtester"
 	echo "$E2E_PASSES checks passed, $E2E_FAILS failed"
 	[ "$E2E_FAILS" = 0 ]
 }

@@ -26,24 +26,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 const char *fuzz_skip_reason(void) __attribute__((weak));
 
 /* An invariant that does not hold is a finding: say which and abort. */
-#define FUZZ_CHECK(cond, ...)                                                                    \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "%s:%d: invariant failed: %s: ", __FILE__, __LINE__,     \
-			        #cond);                                                          \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fputc('\n', stderr);                                                     \
-			abort();                                                                 \
-		}                                                                                \
+#define FUZZ_CHECK(cond, ...)                                                                      \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: invariant failed: %s: ", __FILE__, __LINE__,       \
+			        #cond);                                                            \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* A failure of the harness itself (not of the code under test). */
-#define FUZZ_SETUP(cond)                                                                         \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			perror("fuzz harness set-up: " #cond);                                   \
-			abort();                                                                 \
-		}                                                                                \
+#define FUZZ_SETUP(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			perror("fuzz harness set-up: " #cond);                                     \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* Strict UTF-8 as systemd's validator defines it: no overlongs, no
@@ -114,10 +114,10 @@ struct fuzz_section {
 size_t fuzz_split(const uint8_t *data, size_t size, struct fuzz_section *sec, size_t max);
 
 struct fuzz_tree {
-	char top[200];                /* private directory, made once */
-	char dirs[FUZZ_NDIRS][256];   /* top/case/{u,e,r,l,s} */
-	const char *sys[FUZZ_NDIRS];  /* the four system dirs, NULL-terminated */
-	bool known[256];              /* bytes of every path of the tree */
+	char top[200];               /* private directory, made once */
+	char dirs[FUZZ_NDIRS][256];  /* top/case/{u,e,r,l,s} */
+	const char *sys[FUZZ_NDIRS]; /* the four system dirs, NULL-terminated */
+	bool known[256];             /* bytes of every path of the tree */
 };
 
 /* Makes the private directory (mode 0755, under $TMPDIR or /tmp); prefix

@@ -163,8 +163,8 @@ size_t fuzz_split(const uint8_t *data, size_t size, struct fuzz_section *sec, si
 			if (hlen >= 1 && (p[0] == 'b' || p[0] == 'o')) {
 				s->kind = (char)p[0];
 				n++;
-			} else if (hlen >= 2 && p[0] && strchr(dir_letters, p[0]) &&
-			           p[1] && strchr(":~/>!0|", p[1])) {
+			} else if (hlen >= 2 && p[0] && strchr(dir_letters, p[0]) && p[1] &&
+			           strchr(":~/>!0|", p[1])) {
 				s->kind = 'f';
 				s->dir = (enum fuzz_dir)(strchr(dir_letters, p[0]) - dir_letters);
 				s->entry = (char)p[1];
@@ -277,8 +277,8 @@ static void sweep(const char *tmp, const char *prefix)
 		if (strncmp(de->d_name, head, hl) != 0)
 			continue;
 		pid = strtol(de->d_name + hl, &end, 10);
-		if (end == de->d_name + hl || *end != '.' || pid <= 0 ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (end == de->d_name + hl || *end != '.' || pid <= 0 || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
 		(void)nftw(path, rm_any, 16, FTW_DEPTH | FTW_PHYS);

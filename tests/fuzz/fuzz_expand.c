@@ -79,12 +79,12 @@ struct run {
 	int r;
 	char *out;
 	size_t out_len;
-	size_t spent;   /* budget charged */
+	size_t spent; /* budget charged */
 	size_t deepest;
 };
 
-static struct run expand(struct table *t, const char *in, size_t len, size_t max_out,
-                         size_t budget, size_t depth)
+static struct run expand(struct table *t, const char *in, size_t len, size_t max_out, size_t budget,
+                         size_t depth)
 {
 	struct envd_expand_state st = {
 	    .budget = budget,
@@ -161,8 +161,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free_run = expand(&t, in, len, 0, SIZE_MAX, 1000000);
 	/* nesting is bounded by the braces of the text; the table's values are
 	 * never expanded */
-	FUZZ_CHECK(free_run.r == 0 || free_run.r == -E2BIG,
-	           "unbounded expansion failed with %d", free_run.r);
+	FUZZ_CHECK(free_run.r == 0 || free_run.r == -E2BIG, "unbounded expansion failed with %d",
+	           free_run.r);
 
 	if (free_run.r == 0) {
 		bool too_long = max_out && free_run.out_len > max_out;
@@ -177,15 +177,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			               memcmp(lim.out, free_run.out, lim.out_len) == 0,
 			           "limits changed the output: \"%.*s\" against \"%.*s\"",
 			           (int)lim.out_len, lim.out, (int)free_run.out_len, free_run.out);
-			FUZZ_CHECK(lim.spent == free_run.spent, "charged %zu, unbounded %zu", lim.spent,
-			           free_run.spent);
+			FUZZ_CHECK(lim.spent == free_run.spent, "charged %zu, unbounded %zu",
+			           lim.spent, free_run.spent);
 		} else if (lim.r == -E2BIG) {
-			FUZZ_CHECK(too_long || too_costly,
-			           "-E2BIG, but the output is %zu bytes (max_out %zu) and costs %zu "
-			           "(budget %zu)",
-			           free_run.out_len, max_out, free_run.spent, budget);
+			FUZZ_CHECK(
+			    too_long || too_costly,
+			    "-E2BIG, but the output is %zu bytes (max_out %zu) and costs %zu "
+			    "(budget %zu)",
+			    free_run.out_len, max_out, free_run.spent, budget);
 		} else {
-			FUZZ_CHECK(too_deep, "-ELOOP, but the nesting is at most %zu (max_depth %zu)",
+			FUZZ_CHECK(too_deep,
+			           "-ELOOP, but the nesting is at most %zu (max_depth %zu)",
 			           free_run.deepest, depth);
 		}
 		/* whatever fits every limit must come out */

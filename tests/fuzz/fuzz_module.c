@@ -168,8 +168,7 @@ static void knob_patterns(const struct fuzz_section *sec, size_t n, char *out, s
 	out[j] = '\0';
 }
 
-static void write_service(const struct fuzz_section *sec, size_t n, size_t *max_env,
-                          bool *allow)
+static void write_service(const struct fuzz_section *sec, size_t n, size_t *max_env, bool *allow)
 {
 	unsigned k0 = fuzz_knob(sec, n, 0);
 	char path[400], pat[32], args[2048];
@@ -359,9 +358,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		/* set by the module */
 		FUZZ_CHECK(!(k0 & 4) || !old, "nooverwrite, but %.*s changed", (int)nl, env[i]);
-		FUZZ_CHECK(envd_name_valid(env[i], nl), "invalid name \"%.*s\" set", (int)nl, env[i]);
-		FUZZ_CHECK(listed(&keys.all, env[i], nl), "%.*s set, but no file assigns it", (int)nl,
+		FUZZ_CHECK(envd_name_valid(env[i], nl), "invalid name \"%.*s\" set", (int)nl,
 		           env[i]);
+		FUZZ_CHECK(listed(&keys.all, env[i], nl), "%.*s set, but no file assigns it",
+		           (int)nl, env[i]);
 		FUZZ_CHECK(fuzz_utf8_valid((const unsigned char *)eq + 1, vl),
 		           "%.*s: value not valid UTF-8", (int)nl, env[i]);
 		FUZZ_CHECK(nl + 1 + vl <= ENVD_MAX_ENTRY_BYTES, "%.*s: %zu bytes", (int)nl, env[i],

@@ -18,12 +18,12 @@
 struct seen {
 	const uint8_t *in;
 	size_t size;
-	size_t max_line;  /* line ends + 1 */
-	size_t equals;    /* '=' bytes in the input */
-	size_t count;     /* assignments so far */
+	size_t max_line; /* line ends + 1 */
+	size_t equals;   /* '=' bytes in the input */
+	size_t count;    /* assignments so far */
 	unsigned last_line;
-	struct fuzz_str log; /* key, value and line of each, for the second pass */
-	size_t stop_at;      /* second pass: return non-zero at this assignment */
+	struct fuzz_str log;          /* key, value and line of each, for the second pass */
+	size_t stop_at;               /* second pass: return non-zero at this assignment */
 	const struct fuzz_str *first; /* second pass: the first pass's log */
 	size_t replay_off;
 };
@@ -55,8 +55,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	size_t i;
 
 	s->count++;
-	FUZZ_CHECK(s->count <= s->equals, "assignment %zu, but only %zu '=' in the input",
-	           s->count, s->equals);
+	FUZZ_CHECK(s->count <= s->equals, "assignment %zu, but only %zu '=' in the input", s->count,
+	           s->equals);
 	FUZZ_CHECK(key != NULL, "assignment %zu", s->count);
 	FUZZ_CHECK(key_len >= 1 && key_len <= s->size, "key_len %zu, input %zu", key_len, s->size);
 	FUZZ_CHECK(value_len <= s->size, "value_len %zu, input %zu", value_len, s->size);
@@ -73,8 +73,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	FUZZ_CHECK(key[0] != '#' && key[0] != ';', "a comment line became key \"%.*s\"",
 	           (int)key_len, key);
 	if (value)
-		FUZZ_CHECK(memchr(value, '\0', value_len) == NULL, "NUL inside a value of %zu bytes",
-		           value_len);
+		FUZZ_CHECK(memchr(value, '\0', value_len) == NULL,
+		           "NUL inside a value of %zu bytes", value_len);
 	FUZZ_CHECK(line >= 1 && line <= s->max_line, "line %u, input has %zu lines", line,
 	           s->max_line);
 	FUZZ_CHECK(line >= s->last_line, "line %u after line %u", line, s->last_line);

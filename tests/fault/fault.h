@@ -1,0 +1,155 @@
+/* fault.h - the fault-injection control shared by the wrappers (wrap.c)
+ * and the driver (driver.c).
+ *
+ * The test copy of the module (pam_envd_fault.so: the sources of pam_envd/
+ * and lib/libenvd.la) is linked with -Wl,--wrap=SYM for every allocation, system
+ * call and PAM call it makes, so its references to SYM bind to __wrap_SYM.
+ * Those live in the driver executable (exported with --export-dynamic): the
+ * module's calls, and only the module's, go through them, while libpam and
+ * the driver call the real functions.  Each wrapper counts the call while
+ * the state is armed and fails it when it is the one asked for. */
+#ifndef ENVD_FAULT_H
+#define ENVD_FAULT_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+
+#include <security/pam_modules.h>
+#include <security/pam_modutil.h>
+
+/* Every function that can be made to fail. */
+enum fault_fn {
+	F_MALLOC,
+	F_CALLOC,
+	F_REALLOC,
+	F_REALLOCARRAY,
+	F_STRDUP,
+	F_STRNDUP,
+	F_OPEN,
+	F_OPENAT,
+	F_READ,
+	F_FSTAT,
+	F_FSTATAT,
+	F_FSTATFS,
+	F_CLOSE,
+	F_DUP,
+	F_FDOPENDIR,
+	F_READDIR,
+	F_CLOSEDIR,
+	F_GETGROUPS,
+	F_GETGROUPLIST,
+	F_SETFSUID,
+	F_SETFSGID,
+	F_GETRANDOM,
+	F_PAM_GET_ITEM,
+	F_PAM_GET_DATA,
+	F_PAM_SET_DATA,
+	F_PAM_GETENVLIST,
+	F_PAM_PUTENV,
+	F_PAM_GETPWNAM,
+	F_PAM_DROP_PRIV,
+	F_PAM_REGAIN_PRIV,
+	F_COUNT
+};
+
+#define FAULT_MAX_VARIANTS 4
+
+/* How one call fails: the errno it sets (0: none) and a label. */
+struct fault_variant {
+	int err;
+	const char *label;
+};
+
+struct fault_fninfo {
+	const char *name;
+	struct fault_variant v[FAULT_MAX_VARIANTS];
+	int nv;
+};
+
+extern const struct fault_fninfo fault_fns[F_COUNT];
+
+/* Variants of fault_fns[F_PAM_DROP_PRIV].v and [F_PAM_REGAIN_PRIV].v. */
+enum { FAULT_DROP_NOTHING = 0, FAULT_DROP_LEFT_SWITCHED = 1 };
+enum { FAULT_REGAIN_NOTHING = 0, FAULT_REGAIN_REPORTS_FAILURE = 1 };
+/* What a failed setfsuid(-1)/setfsgid(-1) query answers: not the identity. */
+#define FAULT_BOGUS_ID 4242u
+
+#define FAULT_LOG_MAX 65536u
+#define FAULT_PUT_MAX 256u
+
+struct fault_call {
+	unsigned char fn; /* enum fault_fn */
+	const void *caller;
+};
+
+struct fault_state {
+	bool armed;            /* counting and injecting */
+	unsigned long calls;   /* fallible calls counted since the reset */
+	unsigned long fail_at; /* the call to fail (1-based); 0: none */
+	int variant;           /* index into fault_fns[fn].v */
+	unsigned fail_every;   /* bit mask of fns failing on every call */
+	unsigned long injected;
+	int injected_fn;
+	struct fault_call log[FAULT_LOG_MAX]; /* the calls, in order */
+	/* the entries pam_putenv accepted, in order (copies) */
+	char *put[FAULT_PUT_MAX];
+	size_t nput;
+	/* allocations through the wrappers (pam_getenvlist's included) */
+	size_t live;          /* not freed yet */
+	size_t allocs, frees; /* since the reset */
+	size_t foreign_frees; /* frees of pointers the wrappers never returned */
+};
+
+extern struct fault_state fault;
+
+/* Clears the counters for a run that fails call fail_at (0: none). */
+void fault_reset(unsigned long fail_at, int variant);
+
+/* ---- the wrappers (referenced by the module as __wrap_SYM) ---- */
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_reallocarray(void *p, size_t n, size_t size);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+void __wrap_free(void *p);
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_open64(const char *path, int flags, ...);
+int __wrap___open_2(const char *path, int flags);
+int __wrap_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat64(int dirfd, const char *path, int flags, ...);
+int __wrap___openat_2(int dirfd, const char *path, int flags);
+ssize_t __wrap_read(int fd, void *buf, size_t n);
+ssize_t __wrap___read_chk(int fd, void *buf, size_t n, size_t buflen);
+int __wrap_fstat(int fd, struct stat *st);
+int __wrap_fstat64(int fd, struct stat64 *st);
+int __wrap_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int __wrap_fstatat64(int dirfd, const char *path, struct stat64 *st, int flags);
+int __wrap_fstatfs(int fd, struct statfs *sf);
+int __wrap_fstatfs64(int fd, struct statfs64 *sf);
+int __wrap_close(int fd);
+int __wrap_dup(int fd);
+DIR *__wrap_fdopendir(int fd);
+struct dirent *__wrap_readdir(DIR *d);
+int __wrap_closedir(DIR *d);
+int __wrap_getgroups(int n, gid_t *list);
+int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
+int __wrap_setfsuid(uid_t uid);
+int __wrap_setfsgid(gid_t gid);
+ssize_t __wrap_getrandom(void *buf, size_t n, unsigned flags);
+int __wrap_pam_get_item(const pam_handle_t *pamh, int type, const void **item);
+int __wrap_pam_get_data(const pam_handle_t *pamh, const char *name, const void **data);
+int __wrap_pam_set_data(pam_handle_t *pamh, const char *name, void *data,
+                        void (*cleanup)(pam_handle_t *pamh, void *data, int error_status));
+char **__wrap_pam_getenvlist(pam_handle_t *pamh);
+int __wrap_pam_putenv(pam_handle_t *pamh, const char *name_value);
+struct passwd *__wrap_pam_modutil_getpwnam(pam_handle_t *pamh, const char *user);
+int __wrap_pam_modutil_drop_priv(pam_handle_t *pamh, struct pam_modutil_privs *p,
+                                 const struct passwd *pw);
+int __wrap_pam_modutil_regain_priv(pam_handle_t *pamh, struct pam_modutil_privs *p);
+
+#endif

@@ -1,0 +1,311 @@
+#!/bin/bash
+# install.sh - make install and make uninstall, from the build tree under test.
+#
+# 1. `make install DESTDIR=...` installs exactly the expected files, nothing
+#    more: envd in bindir, pam_envd.so (no libtool archive) in the securedir
+#    configure chose, the three manual pages, README.md and every file of
+#    examples/ in docdir.  The list is computed here from the directories
+#    configure set, so a missing or an unexpected file fails.  Then
+#    `make uninstall DESTDIR=...` must leave no file and no directory of
+#    ours behind.
+# 2. As root: a real install with prefix /usr, so that the module lands where
+#    libpam loads modules from.  A /etc/pam.d service naming the module by
+#    its bare name (`session required pam_envd.so`) must fail before the
+#    install, hand a real user's ~/.config/environment.d variables to a
+#    pam_exec recorder after it, and fail again after `make uninstall`; the
+#    target directories must be as they were before.  This part is skipped
+#    without root, when the module is not built (--disable-module), and when a
+#    pam_envd.so, envd or any file of ours is already installed there (it
+#    never clobbers a real installation).  Runs of it are serialized with
+#    flock (the plain, sanitizer and distcheck trees may run at once).
+#
+# Exit: 0 pass (part 2 may have been skipped, it says so), 1 fail, 77 when
+# nothing could run.
+set -u
+export LC_ALL=C
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-$(dirname "$0")/..}
+top_builddir=$(cd "$top_builddir" && pwd)
+top_srcdir=$(cd "$top_srcdir" && pwd)
+# the makes below are ours, not jobs of the `make check` that runs this test
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+MAKE_CMD=${MAKE_CMD:-make}
+command -v "$MAKE_CMD" >/dev/null 2>&1 || { echo "SKIP: no make"; exit 77; }
+[ -f "$top_builddir/Makefile" ] || { echo "SKIP: $top_builddir is not a configured tree"; exit 77; }
+
+passes=0
+fails=0
+ok() {
+	passes=$((passes + 1))
+	echo "ok: $*"
+}
+bad() {
+	fails=$((fails + 1))
+	echo "FAIL: $*"
+}
+
+TMP=$(mktemp -d /tmp/pam-envd-install.XXXXXX)
+SYS_INSTALLED=no # set while part 2 may have files in the system
+cleanup_install() {
+	if [ "$SYS_INSTALLED" = yes ]; then
+		echo "cleanup: uninstalling from the system"
+		"$MAKE_CMD" -s -C "$top_builddir" uninstall "${SYS_VARS[@]}" >/dev/null 2>&1 || true
+		# what make could not remove: only files that part 2 checked were
+		# absent before installing
+		while IFS= read -r f; do
+			case $f in */) ;; *) rm -f "$f" ;; esac
+		done <"$TMP/sys-expected"
+		sort -r "$TMP/sys-expected" | while IFS= read -r f; do
+			case $f in */) rmdir "$f" 2>/dev/null || : ;; esac
+		done
+		SYS_INSTALLED=no
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup_install EXIT
+trap 'exit 130' INT TERM HUP
+
+# dirs [VAR=VALUE...]: the installation directories of the build tree (with
+# the overrides given), as NAME=VALUE lines.
+dirs() {
+	cat >"$TMP/dirs.mk" <<'EOF'
+envd-print-dirs:
+	@echo "bindir=$(bindir)"
+	@echo "securedir=$(pammoduleexecdir)"
+	@echo "man1dir=$(man1dir)"
+	@echo "man5dir=$(man5dir)"
+	@echo "man8dir=$(man8dir)"
+	@echo "docdir=$(docdir)"
+	@echo "module=$(pammoduleexec_LTLIBRARIES)"
+EOF
+	"$MAKE_CMD" -s --no-print-directory -C "$top_builddir" -f Makefile -f "$TMP/dirs.mk" \
+		envd-print-dirs "$@"
+}
+dir_of() { sed -n "s|^$1=||p" "$2"; }
+
+# expected DIRSFILE: the files an install must make, one absolute path a line
+expected() {
+	local d=$1 doc
+	doc=$(dir_of docdir "$d")
+	echo "$(dir_of bindir "$d")/envd"
+	if [ -n "$(dir_of module "$d")" ]; then
+		echo "$(dir_of securedir "$d")/pam_envd.so"
+	fi
+	echo "$(dir_of man1dir "$d")/envd.1"
+	echo "$(dir_of man5dir "$d")/pam_envd-environment.d.5"
+	echo "$(dir_of man8dir "$d")/pam_envd.8"
+	echo "$doc/README.md"
+	(cd "$top_srcdir" && find examples -type f) | sed "s|^|$doc/|"
+}
+
+# --- 1. DESTDIR ----------------------------------------------------------------
+dest=$TMP/dest
+dirs >"$TMP/dirs" 2>"$TMP/dirs.err" || {
+	echo "FAIL: cannot read the installation directories:"
+	cat "$TMP/dirs.err"
+	exit 1
+}
+cat "$TMP/dirs"
+for v in bindir securedir man1dir man5dir man8dir docdir; do
+	case $(dir_of $v "$TMP/dirs") in
+	/*) ;;
+	*) bad "$v is not an absolute directory: '$(dir_of $v "$TMP/dirs")'" ;;
+	esac
+done
+expected "$TMP/dirs" | sort >"$TMP/expected"
+if [ "$(dir_of module "$TMP/dirs")" = "" ] && [ "${ENVD_MODULE:-yes}" = yes ]; then
+	bad "the module is not installed although configure did not say --disable-module"
+fi
+
+if "$MAKE_CMD" -s -C "$top_builddir" install DESTDIR="$dest" >"$TMP/install.log" 2>&1; then
+	ok "make install DESTDIR"
+else
+	bad "make install DESTDIR: $(tail -n 20 "$TMP/install.log")"
+fi
+(cd "$dest" 2>/dev/null && find . \( -type f -o -type l \) -print) | sed 's|^\.||' | sort \
+	>"$TMP/installed"
+if diff -u "$TMP/expected" "$TMP/installed" >"$TMP/diff"; then
+	ok "installed exactly the $(wc -l <"$TMP/expected") expected files"
+else
+	bad "installed files differ from the expected list (- missing, + unexpected):"
+	sed -n '3,$p' "$TMP/diff" | grep '^[-+]'
+fi
+if [ -n "$(dir_of module "$TMP/dirs")" ]; then
+	so=$dest$(dir_of securedir "$TMP/dirs")/pam_envd.so
+	if [ -f "$so" ] && cmp -s "$so" "$top_builddir/pam_envd/.libs/pam_envd.so"; then
+		ok "the module installed is the one built"
+	else
+		bad "the installed module is not $top_builddir/pam_envd/.libs/pam_envd.so"
+	fi
+	if [ "$(stat -c %a "$so" 2>/dev/null)" = 755 ]; then
+		ok "module mode 755"
+	else
+		bad "module mode $(stat -c %a "$so" 2>/dev/null), expected 755"
+	fi
+fi
+envd=$dest$(dir_of bindir "$TMP/dirs")/envd
+if [ -x "$envd" ] && "$envd" --version 2>&1 | grep -q '^envd (pam_envd) '; then
+	ok "the installed envd runs"
+else
+	bad "the installed envd does not run: $("$envd" --version 2>&1 | head -n 3)"
+fi
+m=$dest$(dir_of man8dir "$TMP/dirs")/pam_envd.8
+if [ "$(stat -c %a "$m" 2>/dev/null)" = 644 ]; then
+	ok "manual page mode 644"
+else
+	bad "manual page mode $(stat -c %a "$m" 2>/dev/null), expected 644"
+fi
+
+if "$MAKE_CMD" -s -C "$top_builddir" uninstall DESTDIR="$dest" >"$TMP/uninstall.log" 2>&1; then
+	ok "make uninstall DESTDIR"
+else
+	bad "make uninstall DESTDIR: $(tail -n 20 "$TMP/uninstall.log")"
+fi
+left=$(cd "$dest" 2>/dev/null && find . \( -type f -o -type l \) -print | sed 's|^\.||')
+if [ -z "$left" ]; then
+	ok "make uninstall left no file"
+else
+	bad "make uninstall left: $left"
+fi
+if [ ! -e "$dest$(dir_of docdir "$TMP/dirs")" ]; then
+	ok "make uninstall removed the documentation directory"
+else
+	bad "make uninstall left $(cd "$dest" && find ".$(dir_of docdir "$TMP/dirs")" | head)"
+fi
+
+# --- 2. a real install, loaded by libpam -------------------------------------
+part2_skip() {
+	echo "SKIP (part 2, a real install): $*"
+	echo "$passes checks passed, $fails failed"
+	[ "$fails" = 0 ]
+	exit
+}
+[ "$(id -u)" = 0 ] || part2_skip "needs root"
+[ -n "$(dir_of module "$TMP/dirs")" ] || part2_skip "the module is not built (--disable-module)"
+for c in flock pamtester useradd; do
+	command -v "$c" >/dev/null 2>&1 || part2_skip "$c is not installed"
+done
+
+# one at a time on this machine: the trees share the system directories
+lockdir=/run/lock
+[ -d "$lockdir" ] || lockdir=/tmp
+exec 9>"$lockdir/pam_envd-install-test.lock"
+flock -w 300 9 || part2_skip "another run held the install lock for 300s"
+
+SYS_VARS=(prefix=/usr exec_prefix=/usr sysconfdir=/etc localstatedir=/var)
+dirs "${SYS_VARS[@]}" >"$TMP/sys-dirs" || { bad "installation directories for prefix /usr"; exit 1; }
+expected "$TMP/sys-dirs" | sort >"$TMP/sys-files"
+sys_doc=$(dir_of docdir "$TMP/sys-dirs")
+sys_so=$(dir_of securedir "$TMP/sys-dirs")/pam_envd.so
+# every directory below docdir that the install makes, then the files
+{
+	echo "$sys_doc/"
+	sed -n "s|^$sys_doc/\(.*\)/[^/]*$|\1|p" "$TMP/sys-files" | while IFS= read -r d; do
+		while [ -n "$d" ] && [ "$d" != . ]; do
+			echo "$sys_doc/$d/"
+			case $d in */*) d=${d%/*} ;; *) d= ;; esac
+		done
+	done
+	cat "$TMP/sys-files"
+} | sort -u >"$TMP/sys-expected"
+while IFS= read -r f; do
+	if [ -e "$f" ] || [ -L "$f" ]; then
+		part2_skip "$f exists: pam_envd is installed on this system; not touching it"
+	fi
+done <"$TMP/sys-expected"
+[ -e /usr/bin/envd ] && part2_skip "/usr/bin/envd exists; not touching it"
+
+# snapshot DIR...: the entries directly in each directory, and the whole
+# documentation directory (directories end in /)
+snapshot() {
+	local d
+	for d in "$(dir_of bindir "$TMP/sys-dirs")" "$(dir_of securedir "$TMP/sys-dirs")" \
+		"$(dir_of man1dir "$TMP/sys-dirs")" "$(dir_of man5dir "$TMP/sys-dirs")" \
+		"$(dir_of man8dir "$TMP/sys-dirs")" "${sys_doc%/*}"; do
+		[ -d "$d" ] && find "$d" -mindepth 1 -maxdepth 1 \( -type d -printf '%p/\n' -o -print \)
+	done
+	[ -d "$sys_doc" ] && find "$sys_doc" \( -type d -printf '%p/\n' -o -print \)
+	return 0
+}
+
+# the user, the service and the recorder of tests/e2e_lib.sh, whose cleanup
+# runs after ours
+. "$top_srcdir/tests/e2e_lib.sh"
+e2e_init
+trap 'cleanup_install; e2e_cleanup' EXIT
+# shellcheck disable=SC2034 # counted on by e2e_lib.sh's pass, fail and e2e_finish
+E2E_PASSES=$passes
+# shellcheck disable=SC2034
+E2E_FAILS=$fails
+
+u=$(e2e_user i)
+h=$(home_of "$u")
+as "$u" mkdir -p "$h/.config/environment.d"
+as "$u" sh -c "cat >'$h/.config/environment.d/50-install.conf'" <<'EOF'
+INSTALL_TEST=from-the-installed-module
+INSTALL_HOME=$HOME/x
+EOF
+svc=$(e2e_service install <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+session  required pam_envd.so
+session  required pam_exec.so $HELPER $OUT
+EOF
+)
+
+# a required module that is missing fails the stack, whose other modules
+# still run: the recorder too
+e2e_pam "$svc" "$u" open_session >/dev/null
+expect_false "before the install, the bare name pam_envd.so does not load" test "$E2E_RC" = 0
+expect_true "the recorder ran all the same" test -s "$(record "$u")"
+expect_false "and the user's variable does not arrive" hasvar "$(record "$u")" INSTALL_TEST
+
+snapshot | sort -u >"$TMP/before"
+SYS_INSTALLED=yes
+if "$MAKE_CMD" -s -C "$top_builddir" install "${SYS_VARS[@]}" >"$TMP/sys-install.log" 2>&1; then
+	pass "make install prefix=/usr"
+else
+	fail "make install prefix=/usr: $(tail -n 20 "$TMP/sys-install.log")"
+fi
+snapshot | sort -u >"$TMP/after"
+comm -13 "$TMP/before" "$TMP/after" >"$TMP/added"
+comm -23 "$TMP/before" "$TMP/after" >"$TMP/removed"
+if diff -u "$TMP/sys-expected" "$TMP/added" >"$TMP/diff"; then
+	pass "installed exactly the $(wc -l <"$TMP/sys-files") expected files into the system"
+else
+	fail "the install into the system differs (- missing, + unexpected):"
+	sed -n '3,$p' "$TMP/diff" | grep '^[-+]'
+fi
+expect_eq "the install removed nothing" "$(cat "$TMP/removed")" ""
+expect_true "the module is in $(dirname "$sys_so")" test -f "$sys_so"
+
+rm -f "$(record "$u")"
+e2e_pam "$svc" "$u" open_session
+r=$(record "$u")
+expect_eq "open_session with the installed module" "$E2E_RC" 0
+expect_true "the recorder after the module ran" test -s "$r"
+expect_eq "the user's variable arrives" "$(getvar "$r" INSTALL_TEST)" from-the-installed-module
+expect_eq "expanded against the login" "$(getvar "$r" INSTALL_HOME)" "$h/x"
+
+if "$MAKE_CMD" -s -C "$top_builddir" uninstall "${SYS_VARS[@]}" >"$TMP/sys-uninstall.log" 2>&1; then
+	pass "make uninstall prefix=/usr"
+else
+	fail "make uninstall prefix=/usr: $(tail -n 20 "$TMP/sys-uninstall.log")"
+fi
+snapshot | sort -u >"$TMP/final"
+if diff -u "$TMP/before" "$TMP/final" >"$TMP/diff"; then
+	SYS_INSTALLED=no
+	pass "make uninstall left the system directories as they were"
+else
+	fail "after make uninstall (- gone, + left behind):"
+	sed -n '3,$p' "$TMP/diff" | grep '^[-+]'
+fi
+
+rm -f "$(record "$u")"
+e2e_pam "$svc" "$u" open_session >/dev/null
+expect_false "after the uninstall, pam_envd.so does not load" test "$E2E_RC" = 0
+expect_true "the recorder ran all the same" test -s "$(record "$u")"
+expect_false "and the user's variable does not arrive" hasvar "$(record "$u")" INSTALL_TEST
+
+e2e_finish
