@@ -103,6 +103,20 @@ static size_t run_end(const char *buf, size_t i, size_t len, unsigned state_bit)
 	return i;
 }
 
+/* Appends the run of value bytes that starts at buf[*i] and stops at a byte
+ * of state_bit; *i is left on the run's last byte. */
+static int add_value_run(struct parser *p, const char *buf, size_t *i, size_t len,
+                         unsigned state_bit)
+{
+	size_t n = run_end(buf, *i + 1, len, state_bit);
+	int r;
+
+	p->has_value = true;
+	r = envd_buf_append(p->value, buf + *i, n - *i);
+	*i = n - 1;
+	return r;
+}
+
 int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
 {
 	struct envd_buf key, value;
@@ -197,11 +211,8 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 				r = add_value(&p, c);
 			} else {
 				/* a run of ordinary bytes: one copy, no line ends */
-				n = run_end(buf, i + 1, len, STOP_VALUE);
 				p.value_trim = SIZE_MAX;
-				p.has_value = true;
-				r = envd_buf_append(p.value, buf + i, n - i);
-				i = n - 1;
+				r = add_value_run(&p, buf, &i, len, STOP_VALUE);
 				continue;
 			}
 			break;
@@ -216,10 +227,7 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			else if (is_newline(c))
 				r = add_value(&p, c);
 			else {
-				n = run_end(buf, i + 1, len, STOP_SQUOTE);
-				p.has_value = true;
-				r = envd_buf_append(p.value, buf + i, n - i);
-				i = n - 1;
+				r = add_value_run(&p, buf, &i, len, STOP_SQUOTE);
 				continue;
 			}
 			break;
@@ -231,10 +239,7 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			else if (is_newline(c))
 				r = add_value(&p, c);
 			else {
-				n = run_end(buf, i + 1, len, STOP_DQUOTE);
-				p.has_value = true;
-				r = envd_buf_append(p.value, buf + i, n - i);
-				i = n - 1;
+				r = add_value_run(&p, buf, &i, len, STOP_DQUOTE);
 				continue;
 			}
 			break;
