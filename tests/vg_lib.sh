@@ -53,6 +53,9 @@ vg_init() {
 	mkdir -p "$VG_DIR/logs"
 	chmod 755 "$VG_DIR"
 	chmod 1777 "$VG_DIR/logs" # runs as other users log here too
+	# runs as other users read it here: the source tree may be private
+	cp "$supp" "$VG_DIR/valgrind.supp" && chmod 644 "$VG_DIR/valgrind.supp"
+	supp=$VG_DIR/valgrind.supp
 	# --child-silent-after-fork: pam_exec's child runs its helper
 	# natively (no --trace-children), and says nothing before it execs;
 	# --keep-debuginfo: pam_end unloads the module before the leak check,
@@ -72,10 +75,14 @@ vg_wrap() {
 		return
 	fi
 	w=$VG_DIR/$(basename "$1")
+	# a copy next to the wrapper: the build tree may sit in a directory that
+	# the users the tests switch to cannot enter (a private mktemp -d clone)
+	mkdir -p "$VG_DIR/bin" && chmod 755 "$VG_DIR/bin"
+	cp "$1" "$VG_DIR/bin/" && chmod 755 "$VG_DIR/bin/$(basename "$1")"
 	{
 		echo "#!$BASH"
 		printf 'exec'
-		printf ' %q' "${VG[@]}" "$1"
+		printf ' %q' "${VG[@]}" "$VG_DIR/bin/$(basename "$1")"
 		echo ' "$@"'
 	} >"$w"
 	chmod 755 "$w"
