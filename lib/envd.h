@@ -251,10 +251,11 @@ int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char *
 /* Builds the expansion base of a login: env (the PAM environment, may be
  * NULL) plus HOME, USER, LOGNAME and SHELL from the passwd entry (any of
  * them may be NULL) and PATH=default_path, each only where env lacks it.
- * *out is a NULL-terminated array of malloc'd "NAME=VALUE" strings, freed
- * with envd_strv_free.  Returns 0 or -ENOMEM. */
+ * *out is a NULL-terminated array of "NAME=VALUE" strings in one malloc'd
+ * block, freed with free(): env's strings are borrowed (env must outlive
+ * it), the fallbacks live in the block.  Returns 0 or -ENOMEM. */
 int envd_login_base(const char *const *env, const char *user, const char *home, const char *shell,
-                    const char *default_path, char ***out);
+                    const char *default_path, const char ***out);
 
 /* The user directory of a login.  tmpl (may be NULL) expands %h to home,
  * %u to user and %% to %.  Without tmpl: $XDG_CONFIG_HOME/environment.d when
@@ -264,8 +265,17 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
  * template: unknown %x, relative result). */
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
-void envd_strv_free(char **v);
 
 const char *envd_version(void);
+
+/* Whether s starts with the n bytes of prefix (which holds no NUL in them);
+ * stops at s's end.  Inline: the module imports no strncmp for it. */
+static inline bool envd_has_prefix(const char *s, const char *prefix, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != prefix[i])
+			return false;
+	return true;
+}
 
 #endif

@@ -35,6 +35,27 @@ char *envd_buf_steal(struct envd_buf *b, size_t *len);
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
 
+/* ---- arena: many small allocations freed at once ---- */
+struct envd_arena_chunk;
+struct envd_arena {
+	struct envd_arena_chunk *head; /* the current chunk, then older and big ones */
+	char *cur;                     /* free space of the current chunk */
+	size_t left;
+	size_t next_size; /* of the next chunk; 0: the first */
+};
+
+void envd_arena_init(struct envd_arena *a);
+/* Frees every chunk; the arena is empty and usable again. */
+void envd_arena_free(struct envd_arena *a);
+/* n bytes aligned for any type; NULL without memory. */
+void *envd_arena_alloc(struct envd_arena *a, size_t n);
+/* n elements of size bytes, not zeroed; NULL on overflow or without memory. */
+void *envd_arena_array(struct envd_arena *a, size_t n, size_t size);
+/* A NUL-terminated copy of n bytes of s (unaligned). */
+char *envd_arena_memdup0(struct envd_arena *a, const char *s, size_t n);
+/* "x" sep "y", like envd_join. */
+char *envd_arena_join(struct envd_arena *a, const char *x, char sep, const char *y);
+
 /* envd_expand into b (emptied first; its cap becomes st->max_out), for
  * callers that keep one buffer for many values.  Same returns. */
 int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, struct envd_buf *b);
@@ -68,6 +89,7 @@ struct envd_entry {
 	uint64_t hash;
 	const char *file; /* not owned */
 	unsigned line;
+	bool heap; /* the block is malloc'd, not the arena's */
 };
 
 struct envd_store {
@@ -75,11 +97,14 @@ struct envd_store {
 	size_t n, cap;
 	uint32_t *slots; /* index+1 into v, 0 = empty; open addressing */
 	size_t nslots;
-	size_t bytes;  /* sum of name_len + value_len + 2 */
-	bool borrowed; /* names and values belong to the caller */
+	size_t bytes;             /* sum of name_len + value_len + 2 */
+	bool borrowed;            /* names and values belong to the caller */
+	struct envd_arena *arena; /* NULL: every block is malloc'd */
 };
 
-void envd_store_init(struct envd_store *s);
+/* arena: where the entries' blocks come from (it must outlive the
+ * store), or NULL for malloc. */
+void envd_store_init(struct envd_store *s, struct envd_arena *arena);
 void envd_store_free(struct envd_store *s);
 /* Index of name, or SIZE_MAX. */
 size_t envd_store_find(const struct envd_store *s, const char *name, size_t len);

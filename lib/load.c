@@ -26,12 +26,11 @@ const char *const envd_system_dirs[] = {
 };
 
 struct envd_result {
+	struct envd_arena arena; /* paths, variables, the tables below */
 	struct envd_store store;
 	struct envd_var *vars;
 	struct envd_file *files;
 	size_t nfiles;
-	char **strings; /* paths owned by the result */
-	size_t nstrings, capstrings;
 	size_t ndiag;
 };
 
@@ -84,27 +83,6 @@ void envd_config_init(struct envd_config *cfg)
 const char *envd_version(void)
 {
 	return PACKAGE_VERSION;
-}
-
-/* ---- result bookkeeping ---- */
-
-static char *own_string(struct envd_result *res, char *s)
-{
-	if (!s)
-		return NULL;
-	if (res->nstrings == res->capstrings) {
-		size_t cap = res->capstrings ? res->capstrings * 2 : 16;
-		char **nv = realloc(res->strings, cap * sizeof(*nv));
-
-		if (!nv) {
-			free(s);
-			return NULL;
-		}
-		res->strings = nv;
-		res->capstrings = cap;
-	}
-	res->strings[res->nstrings++] = s;
-	return s;
 }
 
 /* ---- reading ---- */
@@ -345,11 +323,23 @@ static void lint_raw(struct loader *ld, const char *name, const char *v, size_t 
 		           "'#' after the value is part of it; comments must start a line");
 }
 
+static bool has_empty_component(const char *v, size_t n)
+{
+	const char *c = memchr(v, ':', n);
+
+	if (v[0] == ':' || v[n - 1] == ':')
+		return true;
+	for (; c; c = memchr(c + 1, ':', n - (size_t)(c + 1 - v)))
+		if (c[1] == ':') /* v[n - 1] is not ':': c + 1 is inside v */
+			return true;
+	return false;
+}
+
 static void lint_value(struct loader *ld, const char *name, const char *v, size_t n)
 {
 	if (!path_like(name) || n == 0)
 		return;
-	if (v[0] == ':' || v[n - 1] == ':' || memmem(v, n, "::", 2))
+	if (has_empty_component(v, n))
 		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_EMPTY_PATH, ld->file, ld->line,
 		           name,
 		           "empty component in %s: the current directory is searched "
@@ -541,7 +531,7 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	};
 	struct envd_result *res = ld->res;
 	struct envd_file *f;
-	char *path = own_string(res, envd_join(ld->dir_paths[e->dir], '/', e->name));
+	char *path = envd_arena_join(&res->arena, ld->dir_paths[e->dir], '/', e->name);
 
 	if (!path)
 		return -ENOMEM;
@@ -645,21 +635,22 @@ static int set_dirs(struct loader *ld)
 		n++;
 	if (n + 1 > ENVD_MAX_DIRS)
 		return -EINVAL;
-	ld->dir_paths = calloc(n + 1, sizeof(char *));
+	ld->dir_paths = envd_arena_array(&ld->res->arena, n + 1, sizeof(char *));
 	if (!ld->dir_paths)
 		return -ENOMEM;
 	if (cfg->user_dir) {
-		if (!own_string(ld->res, strdup(cfg->user_dir)))
+		p = envd_arena_memdup0(&ld->res->arena, cfg->user_dir, strlen(cfg->user_dir));
+		if (!p)
 			return -ENOMEM;
-		ld->dir_paths[ld->ndirs++] = ld->res->strings[ld->res->nstrings - 1];
+		ld->dir_paths[ld->ndirs++] = p;
 	}
 	for (i = 0; i < n; i++) {
 		size_t sl = strlen(sys[i]);
 
 		if (sys[i][0] != '/')
 			return -EINVAL;
-		p = malloc(rl + sl + 1);
-		if (!p || !own_string(ld->res, p))
+		p = envd_arena_alloc(&ld->res->arena, rl + sl + 1);
+		if (!p)
 			return -ENOMEM;
 		if (rl)
 			memcpy(p, cfg->root, rl);
@@ -674,9 +665,10 @@ static int finish(struct loader *ld)
 	struct envd_result *res = ld->res;
 	size_t i;
 
-	res->vars = calloc(res->store.n + 1, sizeof(*res->vars));
+	res->vars = envd_arena_array(&res->arena, res->store.n + 1, sizeof(*res->vars));
 	if (!res->vars)
 		return -ENOMEM;
+	res->vars[res->store.n] = (struct envd_var){0};
 	for (i = 0; i < res->store.n; i++) {
 		const struct envd_entry *e = &res->store.v[i];
 
@@ -703,8 +695,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	envd_buf_init(&ld.xbuf, 0);
 	envd_buf_init(&ld.kbuf, 0);
 	envd_buf_init(&ld.vbuf, 0);
-	envd_store_init(&ld.res->store);
-	envd_store_init(&ld.base);
+	envd_arena_init(&ld.res->arena);
+	envd_store_init(&ld.res->store, &ld.res->arena);
+	envd_store_init(&ld.base, NULL);
 
 	r = set_dirs(&ld);
 	if (r == 0)
@@ -716,9 +709,12 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	if (r == 0)
 		r = ld.fatal;
 	if (r == 0) {
-		ld.res->files = calloc(ld.scan.n + 1, sizeof(*ld.res->files));
+		ld.res->files =
+		    envd_arena_array(&ld.res->arena, ld.scan.n + 1, sizeof(*ld.res->files));
 		if (!ld.res->files)
 			r = -ENOMEM;
+		else
+			ld.res->files[ld.scan.n] = (struct envd_file){0};
 	}
 	for (i = 0; r == 0 && i < ld.scan.n; i++) {
 		r = add_file(&ld, &ld.scan.v[i]);
@@ -736,7 +732,6 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	envd_buf_free(&ld.vbuf);
 	envd_store_free(&ld.base);
 	free(ld.base_index);
-	free(ld.dir_paths);
 	if (r < 0) {
 		envd_result_free(ld.res);
 		return r;
@@ -747,16 +742,10 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 
 void envd_result_free(struct envd_result *res)
 {
-	size_t i;
-
 	if (!res)
 		return;
 	envd_store_free(&res->store);
-	for (i = 0; i < res->nstrings; i++)
-		free(res->strings[i]);
-	free(res->strings);
-	free(res->files);
-	free(res->vars);
+	envd_arena_free(&res->arena);
 	free(res);
 }
 

@@ -7,57 +7,62 @@
 
 #include "internal.h"
 
-void envd_strv_free(char **v)
-{
-	char **p;
-
-	if (!v)
-		return;
-	for (p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
 static const char *env_get(const char *const *env, const char *name)
 {
 	size_t n = strlen(name);
 
 	for (; env && *env; env++)
-		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+		if (envd_has_prefix(*env, name, n) && (*env)[n] == '=')
 			return *env + n + 1;
 	return NULL;
 }
 
 int envd_login_base(const char *const *env, const char *user, const char *home, const char *shell,
-                    const char *default_path, char ***out)
+                    const char *default_path, const char ***out)
 {
 	const char *names[] = {"HOME", "USER", "LOGNAME", "SHELL", "PATH"};
 	const char *values[] = {home, user, user, shell, default_path};
-	size_t n = 0, i, k = 0;
-	char **v;
+	bool add[ENVD_ARRAY_SIZE(names)];
+	size_t n = 0, i, k, bytes = 0, size;
+	const char **v;
+	char *p;
 
 	*out = NULL;
 	for (i = 0; env && env[i]; i++)
 		n++;
-	v = calloc(n + ENVD_ARRAY_SIZE(names) + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (!(v[k++] = strdup(env[i])))
-			goto oom;
 	/* fallbacks come after, so that the login's own values are found
 	 * first; only the names it lacks are added at all */
 	for (i = 0; i < ENVD_ARRAY_SIZE(names); i++) {
-		if (!values[i] || env_get(env, names[i]))
-			continue;
-		if (!(v[k++] = envd_join(names[i], '=', values[i])))
-			goto oom;
+		add[i] = values[i] && !env_get(env, names[i]);
+		if (add[i])
+			bytes += strlen(names[i]) + 1 + strlen(values[i]) + 1;
 	}
+	/* one block: the pointers, then the fallback strings */
+	size = (n + ENVD_ARRAY_SIZE(names) + 1) * sizeof(*v);
+	if (bytes > SIZE_MAX - size)
+		return -ENOMEM;
+	v = malloc(size + bytes);
+	if (!v)
+		return -ENOMEM;
+	p = (char *)v + size;
+	for (k = 0; k < n; k++)
+		v[k] = env[k];
+	for (i = 0; i < ENVD_ARRAY_SIZE(names); i++) {
+		size_t nl, vl;
+
+		if (!add[i])
+			continue;
+		nl = strlen(names[i]);
+		vl = strlen(values[i]);
+		v[k++] = p;
+		memcpy(p, names[i], nl);
+		p[nl] = '=';
+		memcpy(p + nl + 1, values[i], vl + 1);
+		p += nl + 1 + vl + 1;
+	}
+	v[k] = NULL;
 	*out = v;
 	return 0;
-oom:
-	envd_strv_free(v);
-	return -ENOMEM;
 }
 
 static int expand_template(const char *tmpl, const char *user, const char *home, char **out)
@@ -100,6 +105,7 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
 {
 	const char *xdg, *h;
 	const char *suffix;
+	size_t hl, sl;
 
 	*out = NULL;
 	if (tmpl)
@@ -116,10 +122,12 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
 	}
 	if (!h || h[0] != '/')
 		return 0;
-	*out = malloc(strlen(h) + strlen(suffix) + 1);
+	hl = strlen(h);
+	sl = strlen(suffix);
+	*out = malloc(hl + sl + 1);
 	if (!*out)
 		return -ENOMEM;
-	strcpy(*out, h);
-	strcat(*out, suffix);
+	memcpy(*out, h, hl);
+	memcpy(*out + hl, suffix, sl + 1);
 	return 0;
 }

@@ -230,9 +230,11 @@ static int add_patterns(struct pattern_list *l, const char *patterns)
 			l->v = nv;
 			l->cap = cap;
 		}
-		copy = strndup(start, n);
+		copy = malloc(n + 1);
 		if (!copy)
 			return -ENOMEM;
+		memcpy(copy, start, n);
+		copy[n] = '\0';
 		l->v[l->n++] = copy;
 	}
 }

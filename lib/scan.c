@@ -19,7 +19,7 @@ static bool has_conf_suffix(const char *name, size_t len)
 	return len > 5 && memcmp(name + len - 5, ".conf", 5) == 0;
 }
 
-static int push_name(struct envd_scan *sc, const char *name, size_t dir)
+static int push_name(struct envd_scan *sc, const char *name, size_t len, size_t dir)
 {
 	struct envd_scan_entry *e;
 
@@ -34,7 +34,7 @@ static int push_name(struct envd_scan *sc, const char *name, size_t dir)
 	}
 	e = &sc->v[sc->n];
 	memset(e, 0, sizeof(*e));
-	e->name = strdup(name);
+	e->name = envd_arena_memdup0(&sc->names, name, len);
 	if (!e->name)
 		return -ENOMEM;
 	e->dir = dir;
@@ -84,7 +84,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 				rep->not_conf++;
 			continue;
 		}
-		r = push_name(sc, de->d_name, dir);
+		r = push_name(sc, de->d_name, len, dir);
 		if (r < 0)
 			break;
 		nconf++;
@@ -162,10 +162,9 @@ void envd_scan_free(struct envd_scan *sc)
 {
 	size_t i;
 
-	for (i = 0; i < sc->n; i++) {
-		free(sc->v[i].name);
+	for (i = 0; i < sc->n; i++)
 		free(sc->v[i].data);
-	}
 	free(sc->v);
+	envd_arena_free(&sc->names);
 	memset(sc, 0, sizeof(*sc));
 }

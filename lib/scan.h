@@ -26,6 +26,7 @@ struct envd_scan_entry {
 struct envd_scan {
 	struct envd_scan_entry *v;
 	size_t n, cap;
+	struct envd_arena names; /* the entries' names */
 };
 
 struct envd_scan_report {

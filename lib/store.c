@@ -100,9 +100,10 @@ uint64_t envd_hash(const char *s, size_t n)
 	return siphash(hash_key, s, n);
 }
 
-void envd_store_init(struct envd_store *s)
+void envd_store_init(struct envd_store *s, struct envd_arena *arena)
 {
 	memset(s, 0, sizeof(*s));
+	s->arena = arena;
 }
 
 void envd_store_free(struct envd_store *s)
@@ -110,7 +111,8 @@ void envd_store_free(struct envd_store *s)
 	size_t i;
 
 	for (i = 0; !s->borrowed && i < s->n; i++)
-		free(s->v[i].name); /* the value shares the name's block */
+		if (s->v[i].heap)
+			free(s->v[i].name); /* the value shares the name's block */
 	free(s->v);
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
@@ -207,33 +209,48 @@ int envd_store_set(struct envd_store *s, const char *name, size_t name_len, cons
 	                        file, line);
 }
 
-/* An entry is one block, "NAME\0VALUE\0": a new value reallocates it. */
+/* An entry is one block, "NAME\0VALUE\0", from the arena when there is one.
+ * A new value is written in place when it fits the old one; otherwise the
+ * block moves to the heap, and later values reallocate it there: repeated
+ * appends (PATH=$PATH:...) grow one block instead of leaving copies behind
+ * in the arena. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line)
 {
 	struct envd_entry *e;
 	bool found = false;
-	size_t i;
+	size_t i, size;
 	char *block;
 
 	if (s->borrowed || reserve(s) < 0)
 		return s->borrowed ? -EINVAL : -ENOMEM;
 	if (value_len > SIZE_MAX - name_len - 2)
 		return -ENOMEM;
+	size = name_len + 1 + value_len + 1;
 	i = probe(s, name, name_len, h, &found);
 	if (found) {
 		e = &s->v[s->slots[i] - 1];
-		block = realloc(e->name, name_len + 1 + value_len + 1);
-		if (!block)
-			return -ENOMEM;
+		block = e->name;
+		if (e->heap) {
+			block = realloc(e->name, size);
+			if (!block)
+				return -ENOMEM;
+		} else if (value_len > e->value_len) {
+			block = malloc(size);
+			if (!block)
+				return -ENOMEM;
+			memcpy(block, e->name, name_len + 1);
+			e->heap = true;
+		}
 		s->bytes -= e->value_len;
 	} else {
-		block = malloc(name_len + 1 + value_len + 1);
+		block = s->arena ? envd_arena_alloc(s->arena, size) : malloc(size);
 		if (!block)
 			return -ENOMEM;
 		e = add_entry(s, i);
 		if (!e) {
-			free(block);
+			if (!s->arena)
+				free(block);
 			s->slots[i] = 0;
 			return -ENOMEM;
 		}
@@ -241,6 +258,7 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 		block[name_len] = '\0';
 		e->name_len = name_len;
 		e->hash = h;
+		e->heap = !s->arena;
 		s->bytes += name_len + 2;
 	}
 	e->name = block;
@@ -275,6 +293,7 @@ int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len,
 		}
 		e->name_len = name_len;
 		e->hash = h;
+		e->heap = false;
 		s->bytes += name_len + 2;
 	}
 	s->bytes += value_len - (found ? e->value_len : 0);

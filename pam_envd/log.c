@@ -72,7 +72,8 @@ static int priority(const struct pe_log *log, enum envd_severity sev)
 void pe_log_diag(const struct envd_diag *d, void *data)
 {
 	struct pe_log *log = data;
-	char file[1024], name[PE_LOG_NAME_BYTES], msg[512], where[1100];
+	char file[1024], name[PE_LOG_NAME_BYTES], msg[512];
+	const char *sep;
 	int prio = priority(log, d->severity);
 
 	if (prio < 0)
@@ -82,19 +83,19 @@ void pe_log_diag(const struct envd_diag *d, void *data)
 		return;
 	}
 	log->logged++;
-	where[0] = '\0';
-	if (d->file != NULL) {
-		pe_log_clean(d->file, file, sizeof(file));
-		if (d->line > 0)
-			snprintf(where, sizeof(where), "%s:%u: ", file, d->line);
-		else
-			snprintf(where, sizeof(where), "%s: ", file);
-	}
 	name[0] = '\0';
 	if (d->name != NULL)
 		pe_log_clean(d->name, name, sizeof(name));
+	sep = name[0] != '\0' ? ": " : "";
 	pe_log_clean(d->message != NULL ? d->message : "", msg, sizeof(msg));
-	pam_syslog(log->pamh, prio, "%s%s%s%s", where, name, name[0] != '\0' ? ": " : "", msg);
+	if (d->file != NULL) {
+		pe_log_clean(d->file, file, sizeof(file));
+		if (d->line > 0)
+			pam_syslog(log->pamh, prio, "%s:%u: %s%s%s", file, d->line, name, sep, msg);
+		else
+			pam_syslog(log->pamh, prio, "%s: %s%s%s", file, name, sep, msg);
+	} else
+		pam_syslog(log->pamh, prio, "%s%s%s", name, sep, msg);
 }
 
 void pe_log_finish(struct pe_log *log)

@@ -21,7 +21,7 @@ struct pe_options {
 	unsigned flags;       /* ENVD_NO_OVERWRITE, ENVD_NO_EXPAND */
 	const char *user_dir; /* template with %h %u, or NULL for the default */
 	const char *default_path;
-	char **system_dirs; /* malloc'd, NULL-terminated; NULL: the four defaults */
+	char **system_dirs; /* one malloc'd block, NULL-terminated; NULL: the four defaults */
 	size_t max_env;     /* cap on the bytes written; 0: the engine default */
 	struct envd_policy *policy;
 };

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,56 +54,44 @@ static int set_noexpand(pam_handle_t *pamh, struct pe_options *opt, const char *
 	return PAM_SUCCESS;
 }
 
-static void free_strv(char **v)
-{
-	if (v == NULL)
-		return;
-	for (char **p = v; *p != NULL; p++)
-		free(*p);
-	free(v);
-}
-
 /* system_dirs=DIR:DIR:...  Relative entries are dropped; what remains (even
- * nothing) replaces the default list. */
+ * nothing) replaces the default list.  One block: the pointers, then a copy
+ * of the value with each ':' made a NUL. */
 static int set_system_dirs(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
                            const char *value)
 {
-	size_t n = 1, k = 0;
-	char **dirs = NULL;
-	const char *p = value;
-	int rc = PAM_BUF_ERR;
+	size_t n = 1, k = 0, len = strlen(value), size;
+	char **dirs, *p, *end;
 
 	for (const char *c = value; *c != '\0'; c++)
 		n += *c == ':';
-	dirs = calloc(n + 1, sizeof(*dirs));
+	size = (n + 1) * sizeof(*dirs);
+	dirs = malloc(size + len + 1);
 	if (dirs == NULL)
-		goto out;
-	while (*p != '\0') {
-		size_t len = strcspn(p, ":");
+		return PAM_BUF_ERR;
+	p = (char *)dirs + size;
+	memcpy(p, value, len + 1);
+	for (end = p + len; p < end; p++) {
+		char *dir = p;
 
-		if (len > 0 && p[0] != '/') {
+		while (p < end && *p != ':')
+			p++;
+		*p = '\0';
+		if (dir == p)
+			continue;
+		if (dir[0] != '/') {
 			pam_syslog(pamh, LOG_ERR, "%s: ignoring a relative directory", arg);
-		} else if (len > 0 && k == PE_MAX_SYSTEM_DIRS) {
+		} else if (k == PE_MAX_SYSTEM_DIRS) {
 			pam_syslog(pamh, LOG_ERR, "%s: more than %u directories; the rest ignored",
 			           arg, PE_MAX_SYSTEM_DIRS);
 			break;
-		} else if (len > 0) {
-			dirs[k] = strndup(p, len);
-			if (dirs[k] == NULL)
-				goto out;
-			k++;
-		}
-		p += len;
-		if (*p == ':')
-			p++;
+		} else
+			dirs[k++] = dir;
 	}
-	free_strv(opt->system_dirs);
+	dirs[k] = NULL;
+	free(opt->system_dirs);
 	opt->system_dirs = dirs;
-	dirs = NULL;
-	rc = PAM_SUCCESS;
-out:
-	free_strv(dirs);
-	return rc;
+	return PAM_SUCCESS;
 }
 
 static int set_user_dir(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
@@ -154,14 +143,18 @@ static int set_max_env(pam_handle_t *pamh, struct pe_options *opt, const char *a
 {
 	unsigned long long n;
 	unsigned long long unit = 1;
-	char *end = NULL;
+	const char *end;
 
 	if (value[0] < '0' || value[0] > '9')
 		goto bad;
-	errno = 0;
-	n = strtoull(value, &end, 10);
-	if (errno != 0)
-		goto bad;
+	/* decimal digits; anything past ULLONG_MAX is no size */
+	for (n = 0, end = value; *end >= '0' && *end <= '9'; end++) {
+		unsigned d = (unsigned)(*end - '0');
+
+		if (n > (ULLONG_MAX - d) / 10)
+			goto bad;
+		n = n * 10 + d;
+	}
 	if (*end == 'k' || *end == 'K')
 		unit = 1024;
 	else if (*end == 'm' || *end == 'M')
@@ -214,7 +207,7 @@ static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg
 				return options[i].fn(pamh, opt, arg, NULL);
 			continue;
 		}
-		if (strncmp(arg, name, len) != 0)
+		if (!envd_has_prefix(arg, name, len))
 			continue;
 		if (arg[len] == '\0') {
 			pam_syslog(pamh, LOG_ERR, "option %s has no value; ignored", name);
@@ -247,7 +240,7 @@ int pe_options_parse(pam_handle_t *pamh, int argc, const char **argv, struct pe_
 
 void pe_options_free(struct pe_options *opt)
 {
-	free_strv(opt->system_dirs);
+	free(opt->system_dirs);
 	opt->system_dirs = NULL;
 	if (opt->policy != NULL)
 		envd_policy_free(opt->policy);

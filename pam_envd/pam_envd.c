@@ -56,7 +56,7 @@ static bool in_dir(const char *file, const char *dir)
 	if (file == NULL || dir == NULL)
 		return false;
 	n = strlen(dir);
-	return strncmp(file, dir, n) == 0 && file[n] == '/';
+	return envd_has_prefix(file, dir, n) && file[n] == '/';
 }
 
 /* Writes one variable, whole or not at all.  Returns PAM_SUCCESS, PAM_IGNORE
@@ -141,14 +141,14 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const 
 /* The user directory, or NULL to read system files only.  Returns
  * PAM_SUCCESS or PAM_BUF_ERR. */
 static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt, const struct passwd *pw,
-                        char **base, char **dir)
+                        const char *const *base, char **dir)
 {
 	int r;
 
 	*dir = NULL;
 	if (pw == NULL || opt->nouser || opt->user_side_off)
 		return PAM_SUCCESS;
-	r = envd_user_dir(opt->user_dir, (const char *const *)base, pw->pw_name, pw->pw_dir, dir);
+	r = envd_user_dir(opt->user_dir, base, pw->pw_name, pw->pw_dir, dir);
 	if (r == -ENOMEM)
 		return PAM_BUF_ERR;
 	if (r < 0) {
@@ -170,7 +170,8 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	struct envd_result *res = NULL;
 	const void *item = NULL;
 	const struct passwd *pw = NULL;
-	char **env = NULL, **base = NULL, *dir = NULL;
+	char **env = NULL, *dir = NULL;
+	const char **base = NULL; /* borrows env */
 	int rc, r;
 
 	rc = pe_options_parse(pamh, argc, argv, &opt);
@@ -211,7 +212,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.user_uid = pw ? pw->pw_uid : 0;
 	cfg.system_uid = 0;
 	cfg.system_dirs = (const char *const *)opt.system_dirs;
-	cfg.base_env = (const char *const *)base;
+	cfg.base_env = base;
 	/* nooverwrite keeps what the PAM environment holds, not the fallbacks
 	 * envd_login_base appended after it */
 	cfg.base_preset = 0;
@@ -247,7 +248,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 out:
 	envd_result_free(res);
 	free(dir);
-	envd_strv_free(base);
+	free(base);
 	free_env(env);
 	pe_options_free(&opt);
 	if (rc == PAM_BUF_ERR)

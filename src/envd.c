@@ -268,7 +268,7 @@ static struct passwd *find_user(const char *user)
 struct run {
 	struct envd_config cfg;
 	struct envd_policy *policy;
-	char **base;
+	const char **base; /* borrows environ */
 	char *user_dir;
 	struct privs privs;
 	struct diag_state ds;
@@ -307,7 +307,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw)
 	                    &rn->base);
 	if (r < 0)
 		return EXIT_FAIL;
-	rn->cfg.base_env = (const char *const *)rn->base;
+	rn->cfg.base_env = rn->base;
 	/* --no-overwrite keeps what the login already had: with --inherit the
 	 * whole environment, otherwise nothing (the fallbacks do not count) */
 	rn->cfg.base_preset = o->inherit ? SIZE_MAX : 0;
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
 	}
 	envd_result_free(res);
 	envd_policy_free(rn.policy);
-	envd_strv_free(rn.base);
+	free(rn.base);
 	free(rn.user_dir);
 	return rc;
 }
