@@ -24,7 +24,7 @@ void envd_buf_free(struct envd_buf *b)
 
 static int grow(struct envd_buf *b, size_t need)
 {
-	size_t cap = b->cap ? b->cap : 64;
+	size_t cap = b->cap ? b->cap : 256;
 	char *p;
 
 	while (cap < need) {

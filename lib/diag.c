@@ -7,8 +7,8 @@
 
 /* Problems (errors, warnings) and tracing (notices, debug) are counted
  * apart, each up to s->max: a verbose trace never crowds out an error. */
-void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,
-                const char *file, unsigned line, const char *name, const char *fmt, ...)
+void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,
+                    const char *file, unsigned line, const char *name, const char *fmt, ...)
 {
 	struct envd_diag d;
 	char msg[512];

@@ -45,13 +45,15 @@ bool envd_name_valid(const char *name, size_t len)
 	return true;
 }
 
+/* raw: the name was read by VARIABLE_RAW, so only its first byte can make
+ * it invalid (a digit). */
 static const char *lookup(struct envd_expand_state *st, const char *name, size_t len,
-                          enum envd_ref_kind kind, size_t *vlen)
+                          enum envd_ref_kind kind, bool raw, size_t *vlen)
 {
 	const char *v = NULL;
 
 	*vlen = 0;
-	if (envd_name_valid(name, len))
+	if (raw ? name_class[(unsigned char)name[0]] == 1 : envd_name_valid(name, len))
 		v = st->lookup(name, len, vlen, st->lookup_data);
 	if (st->on_ref)
 		st->on_ref(name, len, kind, v != NULL, *vlen, st->lookup_data);
@@ -111,7 +113,8 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 			break;
 		case VARIABLE:
 			if (c == '}') {
-				v = lookup(st, in + word + 2, i - word - 2, ENVD_REF_PLAIN, &vlen);
+				v = lookup(st, in + word + 2, i - word - 2, ENVD_REF_PLAIN, false,
+				           &vlen);
 				if (v)
 					r = substitute(st, out, v, vlen);
 				word = i + 1;
@@ -143,7 +146,7 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 				break;
 			v = lookup(st, in + word + 2, name_len,
 			           state == DEFAULT_VALUE ? ENVD_REF_DEFAULT : ENVD_REF_ALTERNATE,
-			           &vlen);
+			           false, &vlen);
 			if ((v && state == ALTERNATE_VALUE) || (!v && state == DEFAULT_VALUE))
 				r = expand_into(st, in + test, i - test, out);
 			else if (v)
@@ -153,7 +156,8 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 			break;
 		case VARIABLE_RAW:
 			if (!name_char(c)) {
-				v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, &vlen);
+				v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, true,
+				           &vlen);
 				if (v)
 					r = substitute(st, out, v, vlen);
 				word = i;
@@ -166,7 +170,7 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 
 	if (r == 0) {
 		if (state == VARIABLE_RAW) {
-			v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, &vlen);
+			v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, true, &vlen);
 			if (v)
 				r = substitute(st, out, v, vlen);
 		} else

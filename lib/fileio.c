@@ -172,31 +172,45 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, 
 	return fd;
 }
 
-static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char **data, size_t *len,
-                                         const char **reason)
+/* The read buffer: from the arena, whose memory stays until the load ends
+ * (growing leaves the old buffer behind: rare, since st_size is right for
+ * every file that does not change while it is read, and bounded by the
+ * caller's cap on bytes read); from the heap without one. */
+static char *buffer(struct envd_arena *a, char *old, size_t n, size_t cap)
+{
+	char *nb;
+
+	if (!a)
+		return realloc(old, cap);
+	nb = envd_arena_array(a, cap, 1);
+	if (nb && n)
+		memcpy(nb, old, n);
+	return nb;
+}
+
+static enum envd_open_result read_capped(int fd, size_t max, size_t hint, struct envd_arena *a,
+                                         char **data, size_t *len, const char **reason)
 {
 	/* st_size + 1: a file that did not change reads whole, and the next
 	 * read's 0 ends it without a reallocation; no size (a pseudo file)
 	 * starts at a page */
 	size_t cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
 	size_t n = 0;
-	char *buf = malloc(cap), *nb;
+	char *buf = buffer(a, NULL, 0, cap), *nb;
 	ssize_t r;
+	enum envd_open_result res = ENVD_OPEN_TOO_BIG;
 
 	if (!buf)
 		return ENVD_OPEN_NOMEM;
 	for (;;) {
 		if (n == cap) {
-			if (cap > max) {
-				free(buf);
-				*reason = "larger than the file size limit";
-				return ENVD_OPEN_TOO_BIG;
-			}
+			if (cap > max)
+				break;
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = realloc(buf, cap);
+			nb = buffer(a, buf, n, cap);
 			if (!nb) {
-				free(buf);
-				return ENVD_OPEN_NOMEM;
+				res = ENVD_OPEN_NOMEM;
+				break;
 			}
 			buf = nb;
 		}
@@ -204,26 +218,29 @@ static enum envd_open_result read_capped(int fd, size_t max, size_t hint, char *
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			free(buf);
 			*reason = errno == ENOMEM ? "out of memory" : "read error";
-			return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_ERROR;
-		}
-		if (r == 0)
+			res = errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_ERROR;
 			break;
-		n += (size_t)r;
-		if (n > max) {
-			free(buf);
-			*reason = "larger than the file size limit";
-			return ENVD_OPEN_TOO_BIG;
 		}
+		if (r == 0) {
+			*data = buf;
+			*len = n;
+			return ENVD_OPEN_OK;
+		}
+		n += (size_t)r;
+		if (n > max)
+			break;
 	}
-	*data = buf;
-	*len = n;
-	return ENVD_OPEN_OK;
+	if (res == ENVD_OPEN_TOO_BIG)
+		*reason = "larger than the file size limit";
+	if (!a)
+		free(buf);
+	return res;
 }
 
 enum envd_open_result envd_read_file(int dirfd, const char *name, const struct envd_check *chk,
-                                     size_t max, char **data, size_t *len, const char **reason)
+                                     size_t max, struct envd_arena *a, char **data, size_t *len,
+                                     const char **reason)
 {
 	enum envd_open_result res = ENVD_OPEN_UNSAFE;
 	struct stat st;
@@ -270,11 +287,12 @@ enum envd_open_result envd_read_file(int dirfd, const char *name, const struct e
 	else if (pseudo_fs(fd))
 		*reason = "on a kernel pseudo file system";
 	else
-		res = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, data, len,
+		res = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, a, data, len,
 		                  reason);
 	if (res == ENVD_OPEN_OK && *len == 0) {
 		/* an empty file reads nothing and only masks, as in systemd */
-		free(*data);
+		if (!a)
+			free(*data);
 		*data = NULL;
 		*reason = "empty file";
 		res = ENVD_OPEN_MASK;

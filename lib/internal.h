@@ -76,9 +76,16 @@ struct envd_diag_sink {
 	bool suppressed_said[2];
 };
 
-void envd_diagf(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,
-                const char *file, unsigned line, const char *name, const char *fmt, ...)
+void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_code code,
+                    const char *file, unsigned line, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
+/* Reports one diagnostic, when the sink wants its severity: the test is
+ * inline, so tracing that nobody asked for costs no call. */
+#define envd_diagf(s, sev, ...)                                                                    \
+	do {                                                                                       \
+		if ((s)->fn && (sev) <= (s)->level)                                                \
+			envd_diag_emit((s), (sev), __VA_ARGS__);                                   \
+	} while (0)
 
 /* ---- ordered, hash-indexed variable store ---- */
 struct envd_entry {
@@ -113,6 +120,8 @@ size_t envd_store_find(const struct envd_store *s, const char *name, size_t len)
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
                    size_t value_len, const char *file, unsigned line);
 uint64_t envd_hash(const char *s, size_t n);
+/* SipHash-1-3 of s with key: envd_hash with the process's random key. */
+uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n);
 /* The same with the hash of name computed once by the caller. */
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
@@ -144,8 +153,9 @@ struct envd_check {
 int envd_open_dir(const char *path, const struct envd_check *chk, bool check_parents,
                   const char **reason, enum envd_code *code);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
- * into a malloc'd buffer. */
+ * into a buffer from arena a, or a malloc'd one when a is NULL. */
 enum envd_open_result envd_read_file(int dirfd, const char *name, const struct envd_check *chk,
-                                     size_t max, char **data, size_t *len, const char **reason);
+                                     size_t max, struct envd_arena *a, char **data, size_t *len,
+                                     const char **reason);
 
 #endif

@@ -103,7 +103,7 @@ static void read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &reason);
+	r = envd_read_file(dirfd, e->name, chk, max, &ld->scan.mem, &e->data, &e->len, &reason);
 	e->reason = reason;
 	e->status = ENVD_SCAN_SKIPPED;
 	switch (r) {
@@ -416,14 +416,25 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	return r;
 }
 
+/* Whether name=VALUE of vlen bytes keeps the result within cap bytes; the
+ * value it replaces is looked up only near the cap. */
+static bool result_fits(const struct envd_store *s, size_t cap, const char *name, size_t name_len,
+                        uint64_t h, size_t vlen)
+{
+	size_t add = name_len + vlen + 2, i;
+
+	if (s->bytes + add <= cap)
+		return true;
+	i = envd_store_find_h(s, name, name_len, h);
+	return i != SIZE_MAX && s->bytes - (s->v[i].value_len + name_len + 2) + add <= cap;
+}
+
 /* Stores a copy of v. */
 static int store_value(struct loader *ld, const char *name, size_t name_len, uint64_t h,
                        const char *v, size_t vlen)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_store *s = &ld->res->store;
-	size_t i = envd_store_find_h(s, name, name_len, h);
-	size_t old = i == SIZE_MAX ? 0 : s->v[i].value_len + name_len + 2;
 	int r;
 
 	if (name_len + 1 + vlen > lim->entry_bytes) {
@@ -431,7 +442,7 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
 		return 0;
 	}
-	if (s->bytes - old + name_len + vlen + 2 > lim->result_bytes) {
+	if (!result_fits(s, lim->result_bytes, name, name_len, h, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
 		           "environment would exceed %zu bytes: %s skipped", lim->result_bytes,
 		           name);

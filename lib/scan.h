@@ -19,14 +19,14 @@ struct envd_scan_entry {
 	enum envd_scan_status status;
 	const char *reason;  /* static string */
 	enum envd_code code; /* diagnostic code when SKIPPED */
-	char *data;          /* contents, when READ */
+	char *data;          /* contents, when READ (in the scan's arena) */
 	size_t len;
 };
 
 struct envd_scan {
 	struct envd_scan_entry *v;
 	size_t n, cap;
-	struct envd_arena names; /* the entries' names */
+	struct envd_arena mem; /* the entries' names and data */
 };
 
 struct envd_scan_report {

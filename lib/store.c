@@ -48,13 +48,12 @@ static inline uint64_t load_le64(const unsigned char *p)
 	return m;
 }
 
-static uint64_t siphash(const uint64_t key[2], const char *s, size_t n)
+uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n)
 {
 	uint64_t v0 = key[0] ^ 0x736f6d6570736575ULL, v1 = key[1] ^ 0x646f72616e646f6dULL;
 	uint64_t v2 = key[0] ^ 0x6c7967656e657261ULL, v3 = key[1] ^ 0x7465646279746573ULL;
 	uint64_t m, b = (uint64_t)n << 56;
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i;
 
 	for (; n >= 8; n -= 8, p += 8) {
 		m = load_le64(p);
@@ -62,8 +61,33 @@ static uint64_t siphash(const uint64_t key[2], const char *s, size_t n)
 		SIP_ROUND(v0, v1, v2, v3);
 		v0 ^= m;
 	}
-	for (i = 0; i < n; i++)
-		b |= (uint64_t)p[i] << (8 * i);
+	/* the last 0-7 bytes, without a loop: names are short, so this
+	 * tail is most of the input */
+	switch (n) {
+	case 7:
+		b |= (uint64_t)p[6] << 48;
+		/* fall through */
+	case 6:
+		b |= (uint64_t)p[5] << 40;
+		/* fall through */
+	case 5:
+		b |= (uint64_t)p[4] << 32;
+		/* fall through */
+	case 4:
+		b |= (uint64_t)p[3] << 24;
+		/* fall through */
+	case 3:
+		b |= (uint64_t)p[2] << 16;
+		/* fall through */
+	case 2:
+		b |= (uint64_t)p[1] << 8;
+		/* fall through */
+	case 1:
+		b |= (uint64_t)p[0];
+		break;
+	default:
+		break;
+	}
 	v3 ^= b;
 	SIP_ROUND(v0, v1, v2, v3);
 	v0 ^= b;
@@ -97,7 +121,7 @@ static void init_key(void)
 uint64_t envd_hash(const char *s, size_t n)
 {
 	init_key();
-	return siphash(hash_key, s, n);
+	return envd_siphash13(hash_key, s, n);
 }
 
 void envd_store_init(struct envd_store *s, struct envd_arena *arena)
@@ -179,7 +203,7 @@ static int rehash(struct envd_store *s, size_t nslots)
 static struct envd_entry *add_entry(struct envd_store *s, size_t slot)
 {
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
+		size_t cap = s->cap ? s->cap * 2 : 64;
 		struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
 
 		if (!nv)
@@ -198,7 +222,7 @@ static int reserve(struct envd_store *s)
 	if (s->n >= UINT32_MAX - 1)
 		return -ENOMEM;
 	if ((s->n + 1) * 2 > s->nslots)
-		return rehash(s, s->nslots ? s->nslots * 2 : 64);
+		return rehash(s, s->nslots ? s->nslots * 2 : 128);
 	return 0;
 }
 

@@ -264,6 +264,71 @@ static void test_hash(void **state)
 
 /* 4096 same-length names with a long common prefix spread over 4096
  * buckets: a sound hash puts at most a handful in any bucket. */
+/* SipHash-1-3 written the plain way, one byte at a time (Aumasson and
+ * Bernstein's definition with c = 1, d = 3): the engine's version, which
+ * loads words and unrolls the tail, must agree on every length. */
+static uint64_t rotl(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = rotl(v[1], 13) ^ v[0];
+	v[0] = rotl(v[0], 32);
+	v[2] += v[3];
+	v[3] = rotl(v[3], 16) ^ v[2];
+	v[0] += v[3];
+	v[3] = rotl(v[3], 21) ^ v[0];
+	v[2] += v[1];
+	v[1] = rotl(v[1], 17) ^ v[2];
+	v[2] = rotl(v[2], 32);
+}
+
+static uint64_t plain_siphash13(const uint64_t k[2], const unsigned char *m, size_t n)
+{
+	uint64_t v[4] = {k[0] ^ 0x736f6d6570736575ULL, k[1] ^ 0x646f72616e646f6dULL,
+	                 k[0] ^ 0x6c7967656e657261ULL, k[1] ^ 0x7465646279746573ULL};
+	size_t blocks = n / 8 + 1, b, j;
+
+	for (b = 0; b < blocks; b++) {
+		uint64_t w = 0;
+
+		for (j = 0; j < 8; j++) {
+			size_t at = b * 8 + j;
+			uint64_t byte = at < n ? m[at] : (j == 7 && b == blocks - 1 ? n & 0xff : 0);
+
+			w |= byte << (8 * j);
+		}
+		v[3] ^= w;
+		sip_round(v);
+		v[0] ^= w;
+	}
+	v[2] ^= 0xff;
+	sip_round(v);
+	sip_round(v);
+	sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+static void test_siphash_definition(void **state)
+{
+	static const uint64_t keys[3][2] = {
+	    {0, 0}, {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL}, {~0ULL, 0x9e3779b97f4a7c15ULL}};
+	unsigned char m[80];
+	size_t n, k;
+
+	(void)state;
+	for (n = 0; n < sizeof(m); n++)
+		m[n] = (unsigned char)(n * 37 + 11);
+	for (k = 0; k < 3; k++)
+		for (n = 0; n <= sizeof(m); n++)
+			if (envd_siphash13(keys[k], (const char *)m, n) !=
+			    plain_siphash13(keys[k], m, n))
+				fail_msg("key %zu, %zu bytes: differs from the definition", k, n);
+}
+
 static void test_hash_spread(void **state)
 {
 	enum { N = 4096 };
@@ -476,6 +541,7 @@ int main(void)
 	    tu_test(test_many_names),
 	    tu_test(test_colliding_lengths),
 	    tu_test(test_hash),
+	    tu_test(test_siphash_definition),
 	    tu_test(test_hash_spread),
 	    tu_test(test_bytes_accounting),
 	    tu_test(test_load_order_and_last_value),
