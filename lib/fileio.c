@@ -133,7 +133,7 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, 
 	struct stat st;
 	int fd, err;
 
-	fd = open(path, OPEN_FLAGS | O_DIRECTORY);
+	fd = openat(AT_FDCWD, path, OPEN_FLAGS | O_DIRECTORY);
 	if (fd < 0) {
 		err = errno;
 		*code = ENVD_C_DIR_ERROR;

@@ -302,8 +302,7 @@ static void lint_raw(struct loader *ld, const char *name, const char *v, size_t 
 			tilde = true;
 		else if (c == '`' || (c == '$' && i + 1 < n && v[i + 1] == '('))
 			cmd = true;
-		else if (c == '%' && i + 1 < n && strchr("hUuTtSsCEgGHVbmMo", v[i + 1]) &&
-		         v[i + 1] != '\0')
+		else if (c == '%' && i + 1 < n && memchr("hUuTtSsCEgGHVbmMo", v[i + 1], 17))
 			spec = true;
 		else if (c == '#' && i > 0 && (v[i - 1] == ' ' || v[i - 1] == '\t'))
 			comment = true;
@@ -616,8 +615,9 @@ static int index_base(struct loader *ld)
 		size_t len;
 		uint64_t h;
 
-		eq = strchr(*p, '=');
-		if (!eq || eq == *p)
+		for (eq = *p; *eq && *eq != '='; eq++)
+			;
+		if (!*eq || eq == *p)
 			continue;
 		len = (size_t)(eq - *p);
 		h = envd_hash(*p, len);

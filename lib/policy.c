@@ -20,92 +20,90 @@
 #define IDENTITY   "impersonates the session or its identity"
 #define SERVICE    "steers services and tools run later, possibly as root"
 
+/* In strcmp order of the patterns (a unit test checks it): a check finds
+ * the entries that can match a name, those that start with its first
+ * character, by binary search.  The reason names the category. */
 const struct envd_policy_entry envd_default_deny[] = {
-    /* dynamic loader and libc */
-    {"LD_*", LOADER},
-    {"GCONV_PATH", LOADER},
-    {"GETCONF_DIR", LOADER},
-    {"GLIBC_TUNABLES", LOADER},
-    {"HOSTALIASES", LOADER},
-    {"LOCALDOMAIN", LOADER},
-    {"LOCPATH", LOADER},
-    {"MALLOC_*", LOADER},
-    {"NIS_PATH", LOADER},
-    {"NLSPATH", LOADER},
-    {"RESOLV_HOST_CONF", LOADER},
-    {"RES_OPTIONS", LOADER},
-    {"TMPDIR", LOADER},
-    {"TZDIR", LOADER},
-    /* shell start-up */
-    {"BASH_ENV", SHELL_INIT},
-    {"ENV", SHELL_INIT},
-    {"SHELLOPTS", SHELL_INIT},
     {"BASHOPTS", SHELL_INIT},
+    {"BASH_ENV", SHELL_INIT},
     {"BASH_FUNC_*", SHELL_INIT},
     {"BASH_XTRACEFD", SHELL_INIT},
-    {"PS4", SHELL_INIT},
-    {"IFS", SHELL_INIT},
     {"CDPATH", SHELL_INIT},
-    {"GLOBIGNORE", SHELL_INIT},
-    {"FPATH", SHELL_INIT},
-    {"ZDOTDIR", SHELL_INIT},
-    /* interpreters and runtimes */
-    {"PYTHONPATH", INTERP},
-    {"PYTHONHOME", INTERP},
-    {"PYTHONSTARTUP", INTERP},
-    {"PYTHONUSERBASE", INTERP},
-    {"PYTHONINSPECT", INTERP},
-    {"PYTHONWARNINGS", INTERP},
-    {"PYTHONBREAKPOINT", INTERP},
-    {"PYTHONPLATLIBDIR", INTERP},
-    {"PYTHONEXECUTABLE", INTERP},
-    {"PERL5LIB", INTERP},
-    {"PERLLIB", INTERP},
-    {"PERL5OPT", INTERP},
-    {"PERL5DB", INTERP},
-    {"RUBYOPT", INTERP},
-    {"RUBYLIB", INTERP},
-    {"NODE_OPTIONS", INTERP},
-    {"NODE_PATH", INTERP},
-    {"JAVA_TOOL_OPTIONS", INTERP},
-    {"_JAVA_OPTIONS", INTERP},
-    {"JDK_JAVA_OPTIONS", INTERP},
     {"CLASSPATH", INTERP},
-    {"LUA_INIT*", INTERP},
-    {"LUA_PATH*", INTERP},
-    {"LUA_CPATH*", INTERP},
-    {"TCLLIBPATH", INTERP},
-    {"OPENSSL_CONF", INTERP},
-    {"OPENSSL_ENGINES", INTERP},
-    {"OPENSSL_MODULES", INTERP},
+    {"ENV", SHELL_INIT},
+    {"FPATH", SHELL_INIT},
+    {"GCONV_PATH", LOADER},
+    {"GETCONF_DIR", LOADER},
+    {"GIT_CONFIG_*", INTERP},
     {"GIT_EXEC_PATH", INTERP},
     {"GIT_SSH", INTERP},
     {"GIT_SSH_COMMAND", INTERP},
-    {"GIT_CONFIG_*", INTERP},
-    /* session identity */
-    {"XDG_SESSION_*", IDENTITY},
-    {"XDG_SEAT", IDENTITY},
-    {"XDG_SEAT_PATH", IDENTITY},
-    {"XDG_VTNR", IDENTITY},
-    {"XDG_RUNTIME_DIR", IDENTITY},
-    {"USER", IDENTITY},
-    {"LOGNAME", IDENTITY},
+    {"GLIBC_TUNABLES", LOADER},
+    {"GLOBIGNORE", SHELL_INIT},
     {"HOME", IDENTITY},
-    {"SHELL", IDENTITY},
-    {"SUDO_*", IDENTITY},
-    {"SSH_CLIENT", IDENTITY},
-    {"SSH_CONNECTION", IDENTITY},
-    {"SSH_TTY", IDENTITY},
-    {"SSH_ORIGINAL_COMMAND", IDENTITY},
+    {"HOSTALIASES", LOADER},
+    {"IFS", SHELL_INIT},
+    {"INVOCATION_ID", SERVICE},
+    {"JAVA_TOOL_OPTIONS", INTERP},
+    {"JDK_JAVA_OPTIONS", INTERP},
+    {"JOURNAL_STREAM", SERVICE},
     {"KRB5CCNAME", IDENTITY},
     {"KRB5_CONFIG", IDENTITY},
     {"KRB5_KTNAME", IDENTITY},
-    /* service managers */
-    {"NOTIFY_SOCKET", SERVICE},
+    {"LD_*", LOADER},
     {"LISTEN_*", SERVICE},
-    {"INVOCATION_ID", SERVICE},
-    {"JOURNAL_STREAM", SERVICE},
+    {"LOCALDOMAIN", LOADER},
+    {"LOCPATH", LOADER},
+    {"LOGNAME", IDENTITY},
+    {"LUA_CPATH*", INTERP},
+    {"LUA_INIT*", INTERP},
+    {"LUA_PATH*", INTERP},
+    {"MALLOC_*", LOADER},
+    {"NIS_PATH", LOADER},
+    {"NLSPATH", LOADER},
+    {"NODE_OPTIONS", INTERP},
+    {"NODE_PATH", INTERP},
+    {"NOTIFY_SOCKET", SERVICE},
+    {"OPENSSL_CONF", INTERP},
+    {"OPENSSL_ENGINES", INTERP},
+    {"OPENSSL_MODULES", INTERP},
+    {"PERL5DB", INTERP},
+    {"PERL5LIB", INTERP},
+    {"PERL5OPT", INTERP},
+    {"PERLLIB", INTERP},
+    {"PS4", SHELL_INIT},
+    {"PYTHONBREAKPOINT", INTERP},
+    {"PYTHONEXECUTABLE", INTERP},
+    {"PYTHONHOME", INTERP},
+    {"PYTHONINSPECT", INTERP},
+    {"PYTHONPATH", INTERP},
+    {"PYTHONPLATLIBDIR", INTERP},
+    {"PYTHONSTARTUP", INTERP},
+    {"PYTHONUSERBASE", INTERP},
+    {"PYTHONWARNINGS", INTERP},
+    {"RESOLV_HOST_CONF", LOADER},
+    {"RES_OPTIONS", LOADER},
+    {"RUBYLIB", INTERP},
+    {"RUBYOPT", INTERP},
+    {"SHELL", IDENTITY},
+    {"SHELLOPTS", SHELL_INIT},
+    {"SSH_CLIENT", IDENTITY},
+    {"SSH_CONNECTION", IDENTITY},
+    {"SSH_ORIGINAL_COMMAND", IDENTITY},
+    {"SSH_TTY", IDENTITY},
+    {"SUDO_*", IDENTITY},
     {"SYSTEMD_*", SERVICE},
+    {"TCLLIBPATH", INTERP},
+    {"TMPDIR", LOADER},
+    {"TZDIR", LOADER},
+    {"USER", IDENTITY},
+    {"XDG_RUNTIME_DIR", IDENTITY},
+    {"XDG_SEAT", IDENTITY},
+    {"XDG_SEAT_PATH", IDENTITY},
+    {"XDG_SESSION_*", IDENTITY},
+    {"XDG_VTNR", IDENTITY},
+    {"ZDOTDIR", SHELL_INIT},
+    {"_JAVA_OPTIONS", INTERP},
     {NULL, NULL},
 };
 
@@ -114,18 +112,10 @@ struct pattern_list {
 	size_t n, cap;
 };
 
-/* The default list by first character (every default pattern starts with a
- * literal): a check looks only at the entries that can match. */
-#define DEFAULTS_MAX 255
-
 struct envd_policy {
 	bool defaults;
 	struct pattern_list allow, deny;
-	unsigned char by_first[DEFAULTS_MAX]; /* indices into envd_default_deny */
-	unsigned char first_begin[128], first_end[128];
 };
-_Static_assert(ENVD_ARRAY_SIZE(envd_default_deny) <= DEFAULTS_MAX,
-               "by_first indexes the default list with unsigned char");
 
 /* Glob match with '*' and '?'.  The classic single-backtrack algorithm:
  * O(len(pattern) * len(name)) at worst, and both are short. */
@@ -154,24 +144,26 @@ static bool glob_match(const char *pat, const char *s)
 struct envd_policy *envd_policy_new(bool with_defaults)
 {
 	struct envd_policy *p = calloc(1, sizeof(*p));
-	size_t i, n = 0;
-	unsigned c;
 
-	if (!p)
-		return NULL;
-	p->defaults = with_defaults;
-	/* a counting sort by first character that keeps the list's order */
-	for (i = 0; i < ENVD_ARRAY_SIZE(envd_default_deny) && envd_default_deny[i].pattern; i++)
-		p->first_end[(unsigned char)envd_default_deny[i].pattern[0] & 127]++;
-	for (c = 0; c < 128; c++) {
-		p->first_begin[c] = (unsigned char)n;
-		n += p->first_end[c];
-		p->first_end[c] = p->first_begin[c];
-	}
-	for (i = 0; i < ENVD_ARRAY_SIZE(envd_default_deny) && envd_default_deny[i].pattern; i++)
-		p->by_first[p->first_end[(unsigned char)envd_default_deny[i].pattern[0] & 127]++] =
-		    (unsigned char)i;
+	if (p)
+		p->defaults = with_defaults;
 	return p;
+}
+
+/* The first default entry whose pattern starts at or after c. */
+static size_t first_at_or_after(unsigned char c)
+{
+	size_t lo = 0, hi = ENVD_ARRAY_SIZE(envd_default_deny) - 1; /* the NULL row */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((unsigned char)envd_default_deny[mid].pattern[0] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void list_free(struct pattern_list *l)
@@ -260,12 +252,14 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name)
 	for (i = 0; i < p->deny.n; i++)
 		if (glob_match(p->deny.v[i], name))
 			return "denied by the administrator (user_deny)";
-	if (p->defaults && (unsigned char)name[0] < 128) {
-		unsigned char c = (unsigned char)name[0];
-
-		for (i = p->first_begin[c]; !reason && i < p->first_end[c]; i++)
-			if (glob_match(envd_default_deny[p->by_first[i]].pattern, name))
-				reason = envd_default_deny[p->by_first[i]].reason;
+	if (p->defaults) {
+		/* every default pattern starts with a literal character */
+		for (i = first_at_or_after((unsigned char)name[0]);
+		     !reason && envd_default_deny[i].pattern &&
+		     envd_default_deny[i].pattern[0] == name[0];
+		     i++)
+			if (glob_match(envd_default_deny[i].pattern, name))
+				reason = envd_default_deny[i].reason;
 	}
 	/* allow lifts only entries of the default list */
 	for (i = 0; reason && i < p->allow.n; i++)

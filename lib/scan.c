@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +51,25 @@ static int by_name(const void *a, const void *b)
 	if (c)
 		return c;
 	return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+/* Sorts n entries: most directories hold a handful of files, where an
+ * insertion sort beats qsort's calls through a function pointer. */
+static void sort_entries(struct envd_scan_entry *v, size_t n)
+{
+	size_t i, j;
+
+	if (n > 16) {
+		qsort(v, n, sizeof(*v), by_name);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct envd_scan_entry e = v[i];
+
+		for (j = i; j > 0 && by_name(&v[j - 1], &e) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
 }
 
 int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
@@ -98,7 +118,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 	/* Over the limit: keep the first ones in strcmp order, so which files
 	 * survive does not depend on the directory's internal order. */
 	if (nconf > max_files) {
-		qsort(sc->v + first, nconf, sizeof(*sc->v), by_name);
+		sort_entries(sc->v + first, nconf);
 		keep = first + max_files;
 		/* the rest is not read, but still holds its name: it masks */
 		for (i = keep; i < sc->n; i++) {
@@ -120,7 +140,9 @@ int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void 
 	DIR *d;
 	int fd;
 
-	fd = dup(dirfd);
+	/* a descriptor of its own, from the start (a duplicate would share the
+	 * offset that the first listing left at the end) */
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -EIO;
 	d = fdopendir(fd);
@@ -128,8 +150,6 @@ int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void 
 		close(fd);
 		return -ENOMEM;
 	}
-	/* the duplicate shares the offset that the first listing left at the end */
-	rewinddir(d);
 	/* cppcheck-suppress readdirCalled ; readdir_r is deprecated, this DIR is ours alone */
 	while ((de = readdir(d)) && seen++ < max) {
 		size_t len = strlen(de->d_name);
@@ -149,7 +169,7 @@ void envd_scan_sort(struct envd_scan *sc)
 
 	if (sc->n < 2)
 		return;
-	qsort(sc->v, sc->n, sizeof(*sc->v), by_name);
+	sort_entries(sc->v, sc->n);
 	for (i = 1; i < sc->n; i++)
 		if (strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {
 			sc->v[i].masked_by =

@@ -54,6 +54,23 @@ static void instance(char *out, size_t outsz, const char *pattern, bool empty_st
 	out[j] = '\0';
 }
 
+/* The check looks entries up by binary search on the first character: the
+ * list must stay in strcmp order, and every pattern start with a literal. */
+static void test_default_list_sorted(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; envd_default_deny[i].pattern; i++) {
+		assert_true(envd_default_deny[i].pattern[0] != '*' &&
+		            envd_default_deny[i].pattern[0] != '?');
+		if (i > 0 &&
+		    strcmp(envd_default_deny[i - 1].pattern, envd_default_deny[i].pattern) >= 0)
+			fail_msg("%s before %s: the default list is out of order",
+			         envd_default_deny[i - 1].pattern, envd_default_deny[i].pattern);
+	}
+}
+
 static void test_default_entries_each_refused(void **state)
 {
 	struct envd_policy *p = policy(true, NULL, NULL);
@@ -305,6 +322,7 @@ static void test_bad_patterns(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_default_list_sorted),
 	    cmocka_unit_test(test_default_entries_each_refused),
 	    cmocka_unit_test(test_documented_names_refused),
 	    cmocka_unit_test(test_ordinary_names_allowed),
