@@ -201,12 +201,16 @@ int envd_policy_deny(struct envd_policy *p, const char *patterns);
 /* Returns NULL when name is allowed, else the reason (a static string). */
 const char *envd_policy_check(const struct envd_policy *p, const char *name);
 
+/* Patterns are stored inline and reasons by index, so that the table needs
+ * no relocation when the module is loaded. */
+#define ENVD_PATTERN_BYTES 24
 struct envd_policy_entry {
-	const char *pattern;
-	const char *reason;
+	char pattern[ENVD_PATTERN_BYTES];
+	unsigned char reason; /* index into envd_policy_reasons */
 };
-/* The built-in deny list, terminated by a NULL pattern. */
+/* The built-in deny list, terminated by an empty pattern. */
 extern const struct envd_policy_entry envd_default_deny[];
+extern const char *const envd_policy_reasons[];
 
 /* ---- lower layers, exposed for tests and fuzzing ---- */
 
@@ -267,6 +271,18 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
                   char **out);
 
 const char *envd_version(void);
+
+/* strcmp's order (bytes as unsigned char); inline for the same reason. */
+static inline int envd_strcmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+
+	while (*x && *x == *y) {
+		x++;
+		y++;
+	}
+	return (*x > *y) - (*x < *y);
+}
 
 /* Whether s starts with the n bytes of prefix (which holds no NUL in them);
  * stops at s's end.  Inline: the module imports no strncmp for it. */

@@ -284,10 +284,10 @@ static bool path_like(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (strcmp(name, "MANPATH") == 0 || strcmp(name, "INFOPATH") == 0)
+	if (envd_strcmp(name, "MANPATH") == 0 || envd_strcmp(name, "INFOPATH") == 0)
 		return false; /* an empty component means "the defaults" there */
-	return (n >= 4 && strcmp(name + n - 4, "PATH") == 0) ||
-	       (n >= 4 && strcmp(name + n - 4, "DIRS") == 0);
+	return (n >= 4 && envd_strcmp(name + n - 4, "PATH") == 0) ||
+	       (n >= 4 && envd_strcmp(name + n - 4, "DIRS") == 0);
 }
 
 static void lint_raw(struct loader *ld, const char *name, const char *v, size_t n)

@@ -14,11 +14,15 @@
 
 #include "internal.h"
 
-#define LOADER     "steers the dynamic loader or libc of programs started later"
-#define SHELL_INIT "makes shells started later run code"
-#define INTERP     "makes an interpreter started later load code"
-#define IDENTITY   "impersonates the session or its identity"
-#define SERVICE    "steers services and tools run later, possibly as root"
+enum { LOADER, SHELL_INIT, INTERP, IDENTITY, SERVICE };
+
+const char *const envd_policy_reasons[] = {
+    [LOADER] = "steers the dynamic loader or libc of programs started later",
+    [SHELL_INIT] = "makes shells started later run code",
+    [INTERP] = "makes an interpreter started later load code",
+    [IDENTITY] = "impersonates the session or its identity",
+    [SERVICE] = "steers services and tools run later, possibly as root",
+};
 
 /* In strcmp order of the patterns (a unit test checks it): a check finds
  * the entries that can match a name, those that start with its first
@@ -104,7 +108,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"XDG_VTNR", IDENTITY},
     {"ZDOTDIR", SHELL_INIT},
     {"_JAVA_OPTIONS", INTERP},
-    {NULL, NULL},
+    {"", 0},
 };
 
 struct pattern_list {
@@ -153,7 +157,7 @@ struct envd_policy *envd_policy_new(bool with_defaults)
 /* The first default entry whose pattern starts at or after c. */
 static size_t first_at_or_after(unsigned char c)
 {
-	size_t lo = 0, hi = ENVD_ARRAY_SIZE(envd_default_deny) - 1; /* the NULL row */
+	size_t lo = 0, hi = ENVD_ARRAY_SIZE(envd_default_deny) - 1; /* the empty row */
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -255,11 +259,11 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name)
 	if (p->defaults) {
 		/* every default pattern starts with a literal character */
 		for (i = first_at_or_after((unsigned char)name[0]);
-		     !reason && envd_default_deny[i].pattern &&
+		     !reason && envd_default_deny[i].pattern[0] != '\0' &&
 		     envd_default_deny[i].pattern[0] == name[0];
 		     i++)
 			if (glob_match(envd_default_deny[i].pattern, name))
-				reason = envd_default_deny[i].reason;
+				reason = envd_policy_reasons[envd_default_deny[i].reason];
 	}
 	/* allow lifts only entries of the default list */
 	for (i = 0; reason && i < p->allow.n; i++)

@@ -46,29 +46,54 @@ static int push_name(struct envd_scan *sc, const char *name, size_t len, size_t 
 static int by_name(const void *a, const void *b)
 {
 	const struct envd_scan_entry *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = envd_strcmp(x->name, y->name);
 
 	if (c)
 		return c;
 	return x->dir < y->dir ? -1 : x->dir > y->dir;
 }
 
-/* Sorts n entries: most directories hold a handful of files, where an
- * insertion sort beats qsort's calls through a function pointer. */
+static void sift_down(struct envd_scan_entry *v, size_t root, size_t n)
+{
+	struct envd_scan_entry t;
+	size_t child;
+
+	while ((child = 2 * root + 1) < n) {
+		if (child + 1 < n && by_name(&v[child], &v[child + 1]) < 0)
+			child++;
+		if (by_name(&v[root], &v[child]) >= 0)
+			return;
+		t = v[root];
+		v[root] = v[child];
+		v[child] = t;
+		root = child;
+	}
+}
+
+/* Sorts n entries (no two compare equal): an insertion sort for the handful
+ * of files most directories hold, a heap sort beyond, O(n log n) with no
+ * memory and no libc qsort to import. */
 static void sort_entries(struct envd_scan_entry *v, size_t n)
 {
+	struct envd_scan_entry t;
 	size_t i, j;
 
 	if (n > 16) {
-		qsort(v, n, sizeof(*v), by_name);
+		for (i = n / 2; i-- > 0;)
+			sift_down(v, i, n);
+		for (i = n; i-- > 1;) {
+			t = v[0];
+			v[0] = v[i];
+			v[i] = t;
+			sift_down(v, 0, i);
+		}
 		return;
 	}
 	for (i = 1; i < n; i++) {
-		struct envd_scan_entry e = v[i];
-
-		for (j = i; j > 0 && by_name(&v[j - 1], &e) > 0; j--)
+		t = v[i];
+		for (j = i; j > 0 && by_name(&v[j - 1], &t) > 0; j--)
 			v[j] = v[j - 1];
-		v[j] = e;
+		v[j] = t;
 	}
 }
 
@@ -171,7 +196,7 @@ void envd_scan_sort(struct envd_scan *sc)
 		return;
 	sort_entries(sc->v, sc->n);
 	for (i = 1; i < sc->n; i++)
-		if (strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {
+		if (envd_strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {
 			sc->v[i].masked_by =
 			    sc->v[i - 1].masked_by ? sc->v[i - 1].masked_by : &sc->v[i - 1];
 			sc->v[i].status = ENVD_SCAN_MASKED;

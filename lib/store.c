@@ -8,10 +8,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -103,17 +104,23 @@ static int hash_key_set;
 
 static void init_key(void)
 {
-	struct timespec ts;
+	uint64_t k[2] = {0, 0};
+	int fd;
 
 	if (hash_key_set)
 		return;
 	if (getrandom(hash_key, sizeof(hash_key), GRND_NONBLOCK) != (ssize_t)sizeof(hash_key)) {
-		/* No entropy yet (early boot): still unpredictable enough to
-		 * an unprivileged user, and correctness never depends on it. */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		hash_key[0] ^=
-		    (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)&ts;
-		hash_key[1] ^= (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)hash_key;
+		/* No entropy pool yet (early boot): /dev/urandom still answers,
+		 * and addresses add what ASLR gives.  Unpredictable enough to
+		 * an unprivileged user; correctness never depends on it. */
+		fd = openat(AT_FDCWD, "/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0) {
+			if (read(fd, k, sizeof(k)) != (ssize_t)sizeof(k))
+				k[0] = k[1] = 0;
+			close(fd);
+		}
+		hash_key[0] ^= k[0] ^ (uint64_t)(uintptr_t)&k * 0x9e3779b97f4a7c15ULL;
+		hash_key[1] ^= k[1] ^ (uint64_t)(uintptr_t)hash_key;
 	}
 	hash_key_set = 1;
 }

@@ -203,7 +203,7 @@ static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg
 		size_t len = strlen(name);
 
 		if (name[len - 1] != '=') {
-			if (strcmp(arg, name) == 0)
+			if (envd_strcmp(arg, name) == 0)
 				return options[i].fn(pamh, opt, arg, NULL);
 			continue;
 		}

@@ -245,6 +245,43 @@ static void test_strcmp_order_across_dirs(void **state)
 	tu_tree_free(&t);
 }
 
+/* Past the in-place sort's 16 entries: many files over the directories,
+ * names chosen so that byte order differs from any natural order, same
+ * names masking across directories. */
+static void test_strcmp_order_many_files(void **state)
+{
+	const char *dirs[5];
+	struct tu_tree t;
+	char name[32], body[64];
+	size_t i, n;
+
+	(void)state;
+	tu_tree_init(&t);
+	dirs[0] = t.user;
+	dirs[1] = t.etc;
+	dirs[2] = t.run;
+	dirs[3] = t.usrlocal;
+	dirs[4] = t.usr;
+	for (i = 0; i < 120; i++) {
+		/* 61 distinct names, each in up to two directories */
+		snprintf(name, sizeof(name), "%c%zu.conf", "aB_9z-"[i * 7 % 6], (i * 37) % 61);
+		snprintf(body, sizeof(body), "F%zu=%zu\n", (i * 37) % 61, i);
+		tu_write(dirs[i % 5], name, body);
+	}
+	tu_load_ok(&t);
+	n = envd_result_file_count(t.res);
+	assert_true(n > 100);
+	for (i = 1; i < n; i++) {
+		const struct envd_file *a = envd_result_file(t.res, i - 1);
+		const struct envd_file *b = envd_result_file(t.res, i);
+		int c = strcmp(a->basename, b->basename);
+
+		/* strictly ordered by name; a repeated name: the masked copy after */
+		assert_true(c < 0 || (c == 0 && b->state == ENVD_FILE_MASKED));
+	}
+	tu_tree_free(&t);
+}
+
 static void test_mask_empty_file(void **state)
 {
 	struct tu_tree t;
@@ -1973,6 +2010,7 @@ int main(void)
 	    tu_test(test_explicit_system_dirs),
 	    tu_test(test_same_basename_masked),
 	    tu_test(test_strcmp_order_across_dirs),
+	    tu_test(test_strcmp_order_many_files),
 	    tu_test(test_mask_empty_file),
 	    tu_test(test_mask_dev_null),
 	    tu_test(test_mask_directory),
