@@ -40,7 +40,7 @@ static int grow(struct envd_buf *b, size_t need)
 	return 0;
 }
 
-int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
+int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n)
 {
 	int r;
 

@@ -155,6 +155,8 @@ struct envd_var {
 	size_t value_len;
 	const char *file; /* file that set the final value */
 	unsigned line;
+	size_t name_len;
+	bool user_side; /* file is in the user directory */
 };
 
 enum envd_file_state {

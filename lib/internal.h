@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "envd.h"
 
@@ -19,8 +20,20 @@ struct envd_buf {
 
 void envd_buf_init(struct envd_buf *b, size_t max);
 void envd_buf_free(struct envd_buf *b);
-/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended). */
-int envd_buf_append(struct envd_buf *b, const char *s, size_t n);
+/* The slow path of envd_buf_append: grows the buffer first. */
+int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
+/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
+ * Inline while there is room (one spare byte for a NUL is kept). */
+static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
+{
+	if (n <= b->max - b->len && b->len + n < b->cap) {
+		if (n)
+			memcpy(b->data + b->len, s, n);
+		b->len += n;
+		return 0;
+	}
+	return envd_buf_append_grow(b, s, n);
+}
 /* The parser's hot path: one byte, inline while there is room. */
 static inline int envd_buf_putc(struct envd_buf *b, char c)
 {
@@ -28,7 +41,7 @@ static inline int envd_buf_putc(struct envd_buf *b, char c)
 		b->data[b->len++] = c;
 		return 0;
 	}
-	return envd_buf_append(b, &c, 1);
+	return envd_buf_append_grow(b, &c, 1);
 }
 /* NUL-terminates and hands the data over; the buffer is left empty. */
 char *envd_buf_steal(struct envd_buf *b, size_t *len);
@@ -96,7 +109,8 @@ struct envd_entry {
 	uint64_t hash;
 	const char *file; /* not owned */
 	unsigned line;
-	bool heap; /* the block is malloc'd, not the arena's */
+	bool heap;      /* the block is malloc'd, not the arena's */
+	bool user_side; /* set from the user directory */
 };
 
 struct envd_store {
@@ -119,13 +133,23 @@ size_t envd_store_find(const struct envd_store *s, const char *name, size_t len)
  * borrowing store. */
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
                    size_t value_len, const char *file, unsigned line);
-uint64_t envd_hash(const char *s, size_t n);
 /* SipHash-1-3 of s with key: envd_hash with the process's random key. */
 uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n);
+extern uint64_t envd_hash_key[2];
+extern bool envd_hash_key_set;
+void envd_hash_init(void);
+/* The keyed hash of a name; inline, as it runs several times per variable. */
+static inline uint64_t envd_hash(const char *s, size_t n)
+{
+	if (!envd_hash_key_set)
+		envd_hash_init();
+	return envd_siphash13(envd_hash_key, s, n);
+}
 /* The same with the hash of name computed once by the caller. */
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                     const char *value, size_t value_len, const char *file, unsigned line);
+                     const char *value, size_t value_len, const char *file, unsigned line,
+                     bool user_side);
 /* Indexes name (not NUL-terminated: name_len bytes) and value without
  * copying them: they must outlive the store, which then borrows for good
  * (set is refused).  Returns 0, -ENOMEM, or -EINVAL for an owning store. */

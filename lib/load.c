@@ -447,7 +447,7 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 		           name);
 		return 0;
 	}
-	r = envd_store_set_h(s, name, name_len, h, v, vlen, ld->file, ld->line);
+	r = envd_store_set_h(s, name, name_len, h, v, vlen, ld->file, ld->line, ld->user_side);
 	if (r == 0)
 		envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_SET, ld->file, ld->line, name, "%s set",
 		           name);
@@ -683,7 +683,8 @@ static int finish(struct loader *ld)
 	for (i = 0; i < res->store.n; i++) {
 		const struct envd_entry *e = &res->store.v[i];
 
-		res->vars[i] = (struct envd_var){e->name, e->value, e->value_len, e->file, e->line};
+		res->vars[i] = (struct envd_var){e->name, e->value,    e->value_len, e->file,
+		                                 e->line, e->name_len, e->user_side};
 	}
 	return 0;
 }

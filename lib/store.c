@@ -99,17 +99,18 @@ uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static uint64_t hash_key[2];
-static int hash_key_set;
+uint64_t envd_hash_key[2];
+bool envd_hash_key_set;
 
-static void init_key(void)
+void envd_hash_init(void)
 {
 	uint64_t k[2] = {0, 0};
 	int fd;
 
-	if (hash_key_set)
+	if (envd_hash_key_set)
 		return;
-	if (getrandom(hash_key, sizeof(hash_key), GRND_NONBLOCK) != (ssize_t)sizeof(hash_key)) {
+	if (getrandom(envd_hash_key, sizeof(envd_hash_key), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(envd_hash_key)) {
 		/* No entropy pool yet (early boot): /dev/urandom still answers,
 		 * and addresses add what ASLR gives.  Unpredictable enough to
 		 * an unprivileged user; correctness never depends on it. */
@@ -119,16 +120,10 @@ static void init_key(void)
 				k[0] = k[1] = 0;
 			close(fd);
 		}
-		hash_key[0] ^= k[0] ^ (uint64_t)(uintptr_t)&k * 0x9e3779b97f4a7c15ULL;
-		hash_key[1] ^= k[1] ^ (uint64_t)(uintptr_t)hash_key;
+		envd_hash_key[0] ^= k[0] ^ (uint64_t)(uintptr_t)&k * 0x9e3779b97f4a7c15ULL;
+		envd_hash_key[1] ^= k[1] ^ (uint64_t)(uintptr_t)envd_hash_key;
 	}
-	hash_key_set = 1;
-}
-
-uint64_t envd_hash(const char *s, size_t n)
-{
-	init_key();
-	return envd_siphash13(hash_key, s, n);
+	envd_hash_key_set = true;
 }
 
 void envd_store_init(struct envd_store *s, struct envd_arena *arena)
@@ -207,37 +202,47 @@ static int rehash(struct envd_store *s, size_t nslots)
 }
 
 /* A free entry at the end of v and its slot; NULL without memory. */
-static struct envd_entry *add_entry(struct envd_store *s, size_t slot)
+static int grow_entries(struct envd_store *s)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
 
-		if (!nv)
-			return NULL;
-		s->v = nv;
-		s->cap = cap;
-	}
+	if (!nv)
+		return -ENOMEM;
+	s->v = nv;
+	s->cap = cap;
+	return 0;
+}
+
+static inline struct envd_entry *add_entry(struct envd_store *s, size_t slot)
+{
+	if (s->n == s->cap && grow_entries(s) < 0)
+		return NULL;
 	s->slots[slot] = (uint32_t)(s->n + 1);
 	return &s->v[s->n++];
 }
 
 /* Room for one more entry: at most UINT32_MAX - 1 of them, and a load
  * factor of at most 1/2.  0 or -ENOMEM. */
-static int reserve(struct envd_store *s)
+static int grow_slots(struct envd_store *s)
 {
 	if (s->n >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((s->n + 1) * 2 > s->nslots)
-		return rehash(s, s->nslots ? s->nslots * 2 : 128);
-	return 0;
+	return rehash(s, s->nslots ? s->nslots * 2 : 128);
+}
+
+static inline int reserve(struct envd_store *s)
+{
+	if (s->n < UINT32_MAX - 1 && (s->n + 1) * 2 <= s->nslots)
+		return 0;
+	return grow_slots(s);
 }
 
 int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
                    size_t value_len, const char *file, unsigned line)
 {
 	return envd_store_set_h(s, name, name_len, envd_hash(name, name_len), value, value_len,
-	                        file, line);
+	                        file, line, false);
 }
 
 /* An entry is one block, "NAME\0VALUE\0", from the arena when there is one.
@@ -246,7 +251,8 @@ int envd_store_set(struct envd_store *s, const char *name, size_t name_len, cons
  * appends (PATH=$PATH:...) grow one block instead of leaving copies behind
  * in the arena. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                     const char *value, size_t value_len, const char *file, unsigned line)
+                     const char *value, size_t value_len, const char *file, unsigned line,
+                     bool user_side)
 {
 	struct envd_entry *e;
 	bool found = false;
@@ -299,6 +305,7 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	e->value_len = value_len;
 	e->file = file;
 	e->line = line;
+	e->user_side = user_side;
 	s->bytes += value_len;
 	return 0;
 }
@@ -333,5 +340,6 @@ int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len,
 	e->value_len = value_len;
 	e->file = NULL;
 	e->line = 0;
+	e->user_side = false;
 	return 0;
 }

@@ -48,28 +48,19 @@ static bool already_applied(pam_handle_t *pamh)
 	return pam_get_data(pamh, PE_APPLIED_KEY, &marker) == PAM_SUCCESS && marker != NULL;
 }
 
-/* True when file lies in dir (dir + "/" + basename); dir_len is strlen(dir). */
-static bool in_dir(const char *file, const char *dir, size_t dir_len)
-{
-	if (file == NULL || dir == NULL)
-		return false;
-	return envd_has_prefix(file, dir, dir_len) && file[dir_len] == '/';
-}
-
 /* Writes one variable, whole or not at all.  Returns PAM_SUCCESS, PAM_IGNORE
  * for a variable that must not be written, or the pam_putenv error. */
-static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char *user_dir,
-                   size_t user_dir_len, const struct envd_var *v, size_t name_len)
+static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struct envd_var *v)
 {
+	size_t name_len = v->name_len;
 	char small[1024], *entry;
 	int rc;
 
 	/* The engine promises all of this; a root process does not take
 	 * promises about LD_PRELOAD on trust. */
 	if (!envd_name_valid(v->name, name_len) || memchr(v->value, '\0', v->value_len) != NULL ||
-	    name_len + 1 + v->value_len > ENVD_MAX_ENTRY_BYTES ||
-	    (in_dir(v->file, user_dir, user_dir_len) &&
-	     envd_policy_check(opt->policy, v->name) != NULL)) {
+	    name_len + 1 + v->value_len > ENVD_MAX_ENTRY_BYTES || v->name[name_len] != '\0' ||
+	    (v->user_side && envd_policy_check(opt->policy, v->name) != NULL)) {
 		char shown[PE_LOG_NAME_BYTES];
 
 		pe_log_clean(v->name, shown, sizeof(shown));
@@ -93,11 +84,10 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const char 
 	return rc;
 }
 
-static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const char *user_dir,
+static int write_result(pam_handle_t *pamh, const struct pe_options *opt,
                         const struct envd_result *res, size_t max_bytes)
 {
 	size_t n = envd_result_count(res), written = 0, bytes = 0;
-	size_t user_dir_len = user_dir != NULL ? strlen(user_dir) : 0;
 
 	/* Marked before the first write: if a write fails half-way, a second
 	 * call must not prepend PATH again. */
@@ -107,7 +97,7 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const 
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct envd_var *v = envd_result_var(res, i);
-		size_t name_len = strlen(v->name), entry = name_len + 1 + v->value_len + 1;
+		size_t entry = v->name_len + 1 + v->value_len + 1;
 		int rc;
 
 		/* The engine caps the result; the module checks again that what
@@ -119,7 +109,7 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt, const 
 			           max_bytes, n - i);
 			break;
 		}
-		rc = put_var(pamh, opt, user_dir, user_dir_len, v, name_len);
+		rc = put_var(pamh, opt, v);
 
 		if (rc == PAM_IGNORE)
 			continue;
@@ -242,7 +232,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		rc = r == -ENOMEM ? PAM_BUF_ERR : PAM_SYSTEM_ERR;
 		goto out;
 	}
-	rc = write_result(pamh, &opt, dir, res, cfg.limits.result_bytes);
+	rc = write_result(pamh, &opt, res, cfg.limits.result_bytes);
 out:
 	envd_result_free(res);
 	free(dir);

@@ -233,6 +233,10 @@ static void test_strcmp_order_across_dirs(void **state)
 	tu_load_ok(&t);
 	tu_assert_var(&t, "ORDER", ":10a:9b:B:_x:a-:a");
 	tu_assert_var(&t, "X", "usr");
+	/* the file that set the final value tells the side, and name_len the name */
+	assert_false(envd_result_get(t.res, "X")->user_side);
+	assert_false(envd_result_get(t.res, "ORDER")->user_side);
+	assert_int_equal(envd_result_get(t.res, "ORDER")->name_len, 5);
 	for (i = 0; i < envd_result_file_count(t.res); i++) {
 		const struct envd_file *f = envd_result_file(t.res, i);
 
@@ -242,6 +246,11 @@ static void test_strcmp_order_across_dirs(void **state)
 	}
 	assert_int_equal(i, 6);
 	assert_null(envd_result_file(t.res, i));
+	tu_write(t.user, "zz.conf", "X=user again\n");
+	tu_load_ok(&t);
+	assert_true(envd_result_get(t.res, "X")->user_side);
+	assert_int_equal(envd_result_get(t.res, "X")->name_len, 1);
+	assert_string_equal(envd_result_get(t.res, "X")->value, "user again");
 	tu_tree_free(&t);
 }
 
