@@ -668,6 +668,9 @@ print("%.9f" % statistics.median(t))' ${hf_parts[$key]})
 
 # r2 A B: A/B with two decimals; verdict R: the target of the pam_envd ratio
 r2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else printf "-" }'; }
+# the same with three decimals: verdicts are taken on these, so that 1.154
+# does not pass as "1.15"
+r3() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else printf "-" }'; }
 verdict() {
 	if [ "$1" = - ]; then
 		echo "not measured"
@@ -727,10 +730,10 @@ pam_report() {
 			"$(us "${inproc[$v.$s]:-}")" "$(r2 "${inproc[$v.$s]:-}" "${inproc[permit.$s]:-}")" \
 			"${nsys[$v]:--}")"
 	done
-	r_ip=$(r2 "${ir1[envd.$s]:-}" "${ir1[permit.$s]:-}")
-	r_is=$(r2 "${sess[envd.$s]:-}" "${sess[permit.$s]:-}")
-	r_hf=$(r2 "${hf[envd.$s]:-}" "${hf[permit.$s]:-}")
-	r_in=$(r2 "${inproc[envd.$s]:-}" "${inproc[permit.$s]:-}")
+	r_ip=$(r3 "${ir1[envd.$s]:-}" "${ir1[permit.$s]:-}")
+	r_is=$(r3 "${sess[envd.$s]:-}" "${sess[permit.$s]:-}")
+	r_hf=$(r3 "${hf[envd.$s]:-}" "${hf[permit.$s]:-}")
+	r_in=$(r3 "${inproc[envd.$s]:-}" "${inproc[permit.$s]:-}")
 	say "" "target: pam_envd stack / pam_permit stack <= 1.15x (aim 1.05x)" \
 		"  instructions, one session per process:  ${r_ip}x  $(verdict "$r_ip")" \
 		"  instructions, per session in a process: ${r_is}x  $(verdict "$r_is")" \

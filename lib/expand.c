@@ -89,9 +89,11 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 		case WORD:
 			if (c == '$')
 				state = CURLY;
-			else /* plain text: on to the next '$' (or NUL) */
-				while (i + 1 < n && in[i + 1] != '$' && in[i + 1] != '\0')
-					i++;
+			else { /* plain text: on to the next '$' (no NUL: see envd_expand_buf) */
+				const char *d = memchr(in + i + 1, '$', n - i - 1);
+
+				i = d ? (size_t)(d - in) - 1 : n - 1;
+			}
 			break;
 		case CURLY:
 			if (c == '{') {
@@ -182,6 +184,12 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 
 int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, struct envd_buf *b)
 {
+	const char *nul = memchr(in, '\0', len);
+
+	/* the input ends at a NUL, as in systemd: cut it there once, so that
+	 * no scan below has to look for one */
+	if (nul)
+		len = (size_t)(nul - in);
 	b->len = 0;
 	b->max = st->max_out ? st->max_out : SIZE_MAX - 1;
 	st->depth = 0;

@@ -152,7 +152,9 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
                      bool user_side);
 /* Indexes name (not NUL-terminated: name_len bytes) and value without
  * copying them: they must outlive the store, which then borrows for good
- * (set is refused).  Returns 0, -ENOMEM, or -EINVAL for an owning store. */
+ * (set is refused).  A name already there keeps its first value.  Returns
+ * 0, 1 (already there: nothing changed), -ENOMEM, or -EINVAL for an owning
+ * store. */
 int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                         const char *value, size_t value_len);
 

@@ -98,7 +98,13 @@ static const unsigned char stops[256] = {
  * that stops state's runs, or len. */
 static size_t run_end(const char *buf, size_t i, size_t len, unsigned state_bit)
 {
-	while (i < len && !(stops[(unsigned char)buf[i]] & state_bit))
+	const unsigned char *b = (const unsigned char *)buf;
+
+	/* four bytes a step while none of them stops the run */
+	while (len - i >= 4 &&
+	       !((stops[b[i]] | stops[b[i + 1]] | stops[b[i + 2]] | stops[b[i + 3]]) & state_bit))
+		i += 4;
+	while (i < len && !(stops[b[i]] & state_bit))
 		i++;
 	return i;
 }
@@ -160,7 +166,15 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 				st = KEY;
 				p.key_trim = SIZE_MAX;
 				p.key_line = line;
-				r = envd_buf_putc(p.key, c);
+				if (c == '=') { /* an empty key: '=' is its first byte */
+					r = envd_buf_putc(p.key, c);
+					break;
+				}
+				/* the key's first run, up to '=', a blank or a line end */
+				n = run_end(buf, i + 1, len, STOP_KEY);
+				r = envd_buf_append(p.key, buf + i, n - i);
+				i = n - 1;
+				continue;
 			}
 			break;
 		case KEY:
@@ -194,8 +208,10 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			else if (c == '\\')
 				st = VALUE_ESCAPE;
 			else if (!is_blank(c)) {
+				/* the value's first run (value_trim is still unset) */
 				st = VALUE;
-				r = add_value(&p, c);
+				r = add_value_run(&p, buf, &i, len, STOP_VALUE);
+				continue;
 			}
 			break;
 		case VALUE:

@@ -322,19 +322,15 @@ int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len,
 	s->borrowed = true;
 	i = probe(s, name, name_len, h, &found);
 	if (found)
-		e = &s->v[s->slots[i] - 1];
-	else {
-		e = add_entry(s, i);
-		if (!e) {
-			s->slots[i] = 0;
-			return -ENOMEM;
-		}
-		e->name_len = name_len;
-		e->hash = h;
-		e->heap = false;
-		s->bytes += name_len + 2;
+		return 1; /* the first one stays */
+	e = add_entry(s, i);
+	if (!e) {
+		s->slots[i] = 0;
+		return -ENOMEM;
 	}
-	s->bytes += value_len - (found ? e->value_len : 0);
+	e->name_len = name_len;
+	e->hash = h;
+	s->bytes += name_len + 2 + value_len;
 	e->name = (char *)name;
 	e->value = (char *)value;
 	e->value_len = value_len;

@@ -178,20 +178,26 @@ bad:
 
 struct option_row {
 	const char *name; /* ends in '=' when the option takes a value */
+	size_t len;       /* strlen(name) */
 	option_fn fn;
 };
 
+#define ROW(name, fn)                                                                              \
+	{                                                                                          \
+		name, sizeof(name) - 1, fn                                                         \
+	}
+
 static const struct option_row options[] = {
-    {"debug", set_debug},
-    {"nouser", set_nouser},
-    {"nooverwrite", set_nooverwrite},
-    {"noexpand", set_noexpand},
-    {"system_dirs=", set_system_dirs},
-    {"user_dir=", set_user_dir},
-    {"default_path=", set_default_path},
-    {"user_allow=", set_user_allow},
-    {"user_deny=", set_user_deny},
-    {"max_env=", set_max_env},
+    ROW("debug", set_debug),
+    ROW("nouser", set_nouser),
+    ROW("nooverwrite", set_nooverwrite),
+    ROW("noexpand", set_noexpand),
+    ROW("system_dirs=", set_system_dirs),
+    ROW("user_dir=", set_user_dir),
+    ROW("default_path=", set_default_path),
+    ROW("user_allow=", set_user_allow),
+    ROW("user_deny=", set_user_deny),
+    ROW("max_env=", set_max_env),
 };
 
 static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg)
@@ -200,7 +206,7 @@ static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg
 
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
 		const char *name = options[i].name;
-		size_t len = strlen(name);
+		size_t len = options[i].len;
 
 		if (name[len - 1] != '=') {
 			if (envd_strcmp(arg, name) == 0)

@@ -100,21 +100,25 @@ static bool user_in_group(const struct passwd *pw, gid_t g)
  * had may stay only when the user is a member of it as well. */
 static bool groups_dropped(const struct pe_priv *priv)
 {
+	gid_t few[PE_SAVED_GROUPS], *now = few;
 	int n = getgroups(0, NULL);
-	gid_t *now;
 	bool ok;
 
 	if (n <= 0)
 		return n == 0;
-	now = calloc((size_t)n, sizeof(*now));
-	if (now == NULL)
-		return false;
+	/* most users are in a handful of groups: the heap only for many */
+	if (n > PE_SAVED_GROUPS) {
+		now = calloc((size_t)n, sizeof(*now));
+		if (now == NULL)
+			return false;
+	}
 	n = getgroups(n, now);
 	ok = n >= 0;
 	for (int i = 0; ok && i < n; i++)
 		if (now[i] != priv->pw->pw_gid && was_roots(priv, now[i]))
 			ok = user_in_group(priv->pw, now[i]);
-	free(now);
+	if (now != few)
+		free(now);
 	return ok;
 }
 
