@@ -9,8 +9,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "scan.h"
@@ -97,48 +99,88 @@ static void sort_entries(struct envd_scan_entry *v, size_t n)
 	}
 }
 
+/* Directory entries straight from getdents64(2), read into a buffer on the
+ * stack: readdir(3) would allocate a 32 KiB stream per directory, and every
+ * libc function the module imports costs a symbol lookup each time libpam
+ * loads it.  Through syscall(2): glibc has a getdents64 wrapper only since
+ * 2.30, and musl calls it getdents. */
+struct kernel_dirent {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type; /* DT_* */
+	char name[];
+};
+
+struct dir_reader {
+	int fd;
+	size_t len, pos;
+	bool error;
+	_Alignas(struct kernel_dirent) char buf[4096];
+};
+
+/* The next entry, or NULL at the end or on an error (r->error). */
+static const struct kernel_dirent *next_entry(struct dir_reader *r)
+{
+	const struct kernel_dirent *d;
+	long n;
+
+	if (r->pos >= r->len) {
+		n = syscall(SYS_getdents64, r->fd, r->buf, sizeof(r->buf));
+		if (n <= 0) {
+			r->error = n < 0;
+			return NULL;
+		}
+		r->len = (size_t)n;
+		r->pos = 0;
+	}
+	d = (const struct kernel_dirent *)(r->buf + r->pos);
+	/* the kernel's records are whole and NUL-terminated; check anyway */
+	if (r->len - r->pos < offsetof(struct kernel_dirent, name) + 1 ||
+	    d->reclen < offsetof(struct kernel_dirent, name) + 1 || d->reclen > r->len - r->pos ||
+	    !memchr(d->name, '\0', d->reclen - offsetof(struct kernel_dirent, name))) {
+		r->error = true;
+		return NULL;
+	}
+	r->pos += d->reclen;
+	return d;
+}
+
 int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
                   struct envd_scan_report *rep)
 {
 	size_t first = sc->n, seen = 0, nconf = 0, i, keep;
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
+	const struct kernel_dirent *de;
+	struct dir_reader rd;
+	int r = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	fd = dup(dirfd);
-	if (fd < 0)
-		return errno == ENOMEM ? -ENOMEM : -EIO;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
-	/* cppcheck-suppress readdirCalled ; readdir_r is deprecated, this DIR is ours alone */
-	while ((errno = 0, de = readdir(d))) {
-		size_t len = strlen(de->d_name);
+	/* dirfd's own offset: openat() of the names does not care, and lint's
+	 * second listing opens the directory again */
+	rd.fd = dirfd;
+	rd.len = rd.pos = 0;
+	rd.error = false;
+	while ((de = next_entry(&rd))) {
+		size_t len = strlen(de->name);
 
 		if (++seen > max_files * 16) {
 			rep->truncated = true;
 			break;
 		}
-		if (de->d_name[0] == '.')
+		if (de->name[0] == '.')
 			continue;
-		if (!has_conf_suffix(de->d_name, len)) {
-			if (de->d_type != DT_DIR)
+		if (!has_conf_suffix(de->name, len)) {
+			if (de->type != DT_DIR)
 				rep->not_conf++;
 			continue;
 		}
-		r = push_name(sc, de->d_name, len, dir);
+		r = push_name(sc, de->name, len, dir);
 		if (r < 0)
-			break;
+			return r;
 		nconf++;
 	}
-	if (!de && errno && r == 0)
+	if (rd.error)
 		rep->read_error = true;
-	closedir(d);
-	if (r < 0)
-		return r;
 
 	/* Over the limit: keep the first ones in strcmp order, so which files
 	 * survive does not depend on the directory's internal order. */
@@ -160,31 +202,26 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
  * used by lint only. */
 int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void *data), void *data)
 {
-	struct dirent *de;
+	const struct kernel_dirent *de;
+	struct dir_reader rd;
 	size_t seen = 0;
-	DIR *d;
-	int fd;
+	/* a descriptor of its own, from the start (the first listing left
+	 * dirfd's offset at the end) */
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
-	/* a descriptor of its own, from the start (a duplicate would share the
-	 * offset that the first listing left at the end) */
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -EIO;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
-	/* cppcheck-suppress readdirCalled ; readdir_r is deprecated, this DIR is ours alone */
-	while ((de = readdir(d)) && seen++ < max) {
-		size_t len = strlen(de->d_name);
+	rd.fd = fd;
+	rd.len = rd.pos = 0;
+	rd.error = false;
+	while ((de = next_entry(&rd)) && seen++ < max) {
+		size_t len = strlen(de->name);
 
-		if (de->d_name[0] == '.' || has_conf_suffix(de->d_name, len) ||
-		    de->d_type == DT_DIR)
+		if (de->name[0] == '.' || has_conf_suffix(de->name, len) || de->type == DT_DIR)
 			continue;
-		cb(de->d_name, data);
+		cb(de->name, data);
 	}
-	closedir(d);
+	close(fd);
 	return 0;
 }
 

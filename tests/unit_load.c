@@ -291,6 +291,34 @@ static void test_strcmp_order_many_files(void **state)
 	tu_tree_free(&t);
 }
 
+/* A directory whose entries take several getdents64 calls (a 4 KiB buffer
+ * holds about 100 of these), and one entry per name, in strcmp order. */
+static void test_many_files_in_one_dir(void **state)
+{
+	struct tu_tree t;
+	char name[64], body[64];
+	size_t i;
+
+	(void)state;
+	tu_tree_init(&t);
+	for (i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "%03zu-a-rather-long-file-name.conf", (i * 7) % 500);
+		snprintf(body, sizeof(body), "V%zu=%zu\n", (i * 7) % 500, i);
+		tu_write(t.etc, name, body);
+	}
+	tu_write(t.etc, "not-conf.txt", "X=1\n");
+	tu_load_ok(&t);
+	assert_int_equal(envd_result_file_count(t.res), 500);
+	assert_int_equal(envd_result_count(t.res), 500);
+	for (i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "%03zu-a-rather-long-file-name.conf", i);
+		assert_string_equal(envd_result_file(t.res, i)->basename, name);
+		snprintf(name, sizeof(name), "V%zu", i);
+		assert_non_null(tu_get(&t, name));
+	}
+	tu_tree_free(&t);
+}
+
 static void test_mask_empty_file(void **state)
 {
 	struct tu_tree t;
@@ -2020,6 +2048,7 @@ int main(void)
 	    tu_test(test_same_basename_masked),
 	    tu_test(test_strcmp_order_across_dirs),
 	    tu_test(test_strcmp_order_many_files),
+	    tu_test(test_many_files_in_one_dir),
 	    tu_test(test_mask_empty_file),
 	    tu_test(test_mask_dev_null),
 	    tu_test(test_mask_directory),

@@ -40,6 +40,7 @@ enum fault_fn {
 	F_FDOPENDIR,
 	F_READDIR,
 	F_CLOSEDIR,
+	F_GETDENTS, /* syscall(SYS_getdents64, ...) */
 	F_GETGROUPS,
 	F_GETGROUPLIST,
 	F_SETFSUID,
@@ -136,6 +137,7 @@ int __wrap_dup(int fd);
 DIR *__wrap_fdopendir(int fd);
 struct dirent *__wrap_readdir(DIR *d);
 int __wrap_closedir(DIR *d);
+long __wrap_syscall(long n, ...);
 int __wrap_getgroups(int n, gid_t *list);
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
 int __wrap_setfsuid(uid_t uid);

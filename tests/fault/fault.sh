@@ -18,7 +18,8 @@ fi
 fallible='malloc calloc realloc reallocarray free strdup strndup __strdup __strndup
 aligned_alloc posix_memalign memalign valloc asprintf vasprintf getline getdelim
 open open64 __open_2 __open64_2 openat openat64 __openat_2 __openat64_2 creat fopen fdopen
-opendir fdopendir readdir readdir64 readdir_r closedir scandir read __read_chk pread pread64
+opendir fdopendir readdir readdir64 readdir_r closedir scandir getdents getdents64 syscall
+read __read_chk pread pread64
 readv fstat fstat64 fstatat fstatat64 __fxstat __fxstat64 __fxstatat __fxstatat64 stat stat64
 lstat lstat64 statx fstatfs fstatfs64 statfs statfs64 close dup dup2 dup3 fcntl fcntl64 mmap
 realpath readlink readlinkat getgroups getgrouplist setgroups initgroups setfsuid setfsgid

@@ -13,7 +13,7 @@ fault_wrap_ldflags = \
 	-Wl,--wrap=read -Wl,--wrap=__read_chk \
 	-Wl,--wrap=fstat -Wl,--wrap=fstat64 -Wl,--wrap=fstatat -Wl,--wrap=fstatat64 \
 	-Wl,--wrap=fstatfs -Wl,--wrap=fstatfs64 -Wl,--wrap=close -Wl,--wrap=dup \
-	-Wl,--wrap=fdopendir -Wl,--wrap=readdir -Wl,--wrap=closedir \
+	-Wl,--wrap=fdopendir -Wl,--wrap=readdir -Wl,--wrap=closedir -Wl,--wrap=syscall \
 	-Wl,--wrap=getgroups -Wl,--wrap=getgrouplist -Wl,--wrap=setfsuid -Wl,--wrap=setfsgid \
 	-Wl,--wrap=getrandom \
 	-Wl,--wrap=pam_get_item -Wl,--wrap=pam_get_data -Wl,--wrap=pam_set_data \

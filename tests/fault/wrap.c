@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <security/pam_ext.h>
@@ -49,6 +50,7 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_FDOPENDIR] = {"fdopendir", NOMEM},
     [F_READDIR] = {"readdir", {{EIO, "EIO"}}, 1},
     [F_CLOSEDIR] = {"closedir", {{EIO, "EIO (closed)"}}, 1},
+    [F_GETDENTS] = {"getdents64", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_GETGROUPS] = {"getgroups", {{EINVAL, "EINVAL"}}, 1},
     [F_GETGROUPLIST] = {"getgrouplist", {{0, "-1"}}, 1},
     [F_SETFSUID] = {"setfsuid", {{0, "wrong answer"}}, 1},
@@ -398,6 +400,22 @@ int __wrap_closedir(DIR *d)
 
 	FAIL_IF_HIT(F_CLOSEDIR, -1);
 	return r;
+}
+
+/* The module calls syscall(2) for getdents64 only; any other number passes
+ * through untouched (six arguments, as the kernel takes). */
+long __wrap_syscall(long n, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, n);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (n == SYS_getdents64)
+		FAIL_IF_HIT(F_GETDENTS, -1);
+	return syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* ---- identity ---- */
