@@ -134,10 +134,13 @@ static const struct kernel_dirent *next_entry(struct dir_reader *r)
 		r->len = (size_t)n;
 		r->pos = 0;
 	}
-	d = (const struct kernel_dirent *)(r->buf + r->pos);
+	/* buf is aligned for the record, and the kernel pads every record to
+	 * a multiple of 8 bytes */
+	d = (const void *)(r->buf + r->pos);
 	/* the kernel's records are whole and NUL-terminated; check anyway */
 	if (r->len - r->pos < offsetof(struct kernel_dirent, name) + 1 ||
 	    d->reclen < offsetof(struct kernel_dirent, name) + 1 || d->reclen > r->len - r->pos ||
+	    d->reclen % _Alignof(struct kernel_dirent) != 0 ||
 	    !memchr(d->name, '\0', d->reclen - offsetof(struct kernel_dirent, name))) {
 		r->error = true;
 		return NULL;
