@@ -187,7 +187,10 @@ static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_
 	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT)) {
 		struct not_conf_ctx c = {ld, path};
 
-		envd_scan_not_conf(fd, lim->files_per_dir * 16, not_conf_cb, &c);
+		/* lint only: a listing that fails is no finding, out of memory
+		 * fails the load as everywhere */
+		if (envd_scan_not_conf(fd, lim->files_per_dir * 16, not_conf_cb, &c) == -ENOMEM)
+			ld->fatal = -ENOMEM;
 	}
 	return fd;
 }

@@ -213,7 +213,7 @@ int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void 
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
-		return -EIO;
+		return errno == ENOMEM ? -ENOMEM : -EIO;
 	rd.fd = fd;
 	rd.len = rd.pos = 0;
 	rd.error = false;

@@ -854,8 +854,8 @@ static unsigned expected_module(int fn, int variant)
 		if (err == EINTR)
 			return M(O_FULL); /* retried */
 		if (err == ENOMEM)
-			return M(O_DEGRADED) | M(O_ERR_NONE);
-		return M(O_DEGRADED); /* a file problem never fails a session */
+			return M(O_ERR_NONE); /* out of memory is internal: the session fails */
+		return M(O_DEGRADED);         /* a file problem never fails a session */
 	case F_READDIR:
 	case F_GETDENTS:
 		return M(O_DEGRADED); /* a listing cut short: what was listed counts */
