@@ -325,14 +325,15 @@ static void lint_raw(struct loader *ld, const char *name, const char *v, size_t 
 		           "'#' after the value is part of it; comments must start a line");
 }
 
+/* A leading, trailing or doubled ':' (n > 0). */
 static bool has_empty_component(const char *v, size_t n)
 {
-	const char *c = memchr(v, ':', n);
+	size_t i;
 
 	if (v[0] == ':' || v[n - 1] == ':')
 		return true;
-	for (; c; c = memchr(c + 1, ':', n - (size_t)(c + 1 - v)))
-		if (c[1] == ':') /* v[n - 1] is not ':': c + 1 is inside v */
+	for (i = 0; i + 1 < n; i++)
+		if (v[i] == ':' && v[i + 1] == ':')
 			return true;
 	return false;
 }

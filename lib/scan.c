@@ -119,6 +119,13 @@ struct dir_reader {
 	_Alignas(struct kernel_dirent) char buf[4096];
 };
 
+static void reader_init(struct dir_reader *r, int fd)
+{
+	r->fd = fd;
+	r->len = r->pos = 0;
+	r->error = false;
+}
+
 /* The next entry, or NULL at the end or on an error (r->error). */
 static const struct kernel_dirent *next_entry(struct dir_reader *r)
 {
@@ -160,9 +167,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 	memset(rep, 0, sizeof(*rep));
 	/* dirfd's own offset: openat() of the names does not care, and lint's
 	 * second listing opens the directory again */
-	rd.fd = dirfd;
-	rd.len = rd.pos = 0;
-	rd.error = false;
+	reader_init(&rd, dirfd);
 	while ((de = next_entry(&rd))) {
 		size_t len = strlen(de->name);
 
@@ -214,9 +219,7 @@ int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void 
 
 	if (fd < 0)
 		return errno == ENOMEM ? -ENOMEM : -EIO;
-	rd.fd = fd;
-	rd.len = rd.pos = 0;
-	rd.error = false;
+	reader_init(&rd, fd);
 	while ((de = next_entry(&rd)) && seen++ < max) {
 		size_t len = strlen(de->name);
 
