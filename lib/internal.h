@@ -135,16 +135,8 @@ int envd_store_set(struct envd_store *s, const char *name, size_t name_len, cons
                    size_t value_len, const char *file, unsigned line);
 /* SipHash-1-3 of s with key: envd_hash with the process's random key. */
 uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n);
-extern uint64_t envd_hash_key[2];
-extern bool envd_hash_key_set;
-void envd_hash_init(void);
-/* The keyed hash of a name; inline, as it runs several times per variable. */
-static inline uint64_t envd_hash(const char *s, size_t n)
-{
-	if (!envd_hash_key_set)
-		envd_hash_init();
-	return envd_siphash13(envd_hash_key, s, n);
-}
+/* The keyed hash of a name, with the process's key (made once, thread-safe). */
+uint64_t envd_hash(const char *s, size_t n);
 /* The same with the hash of name computed once by the caller. */
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,

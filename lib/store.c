@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -99,31 +100,35 @@ uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-uint64_t envd_hash_key[2];
-bool envd_hash_key_set;
+static uint64_t hash_key[2];
+static pthread_once_t hash_key_once = PTHREAD_ONCE_INIT;
 
-void envd_hash_init(void)
+/* Made once per process, whichever thread loads first (pthread_once): a key
+ * that changed under a running load would lose its names. */
+static void hash_key_init(void)
 {
 	uint64_t k[2] = {0, 0};
 	int fd;
 
-	if (envd_hash_key_set)
+	if (getrandom(hash_key, sizeof(hash_key), GRND_NONBLOCK) == (ssize_t)sizeof(hash_key))
 		return;
-	if (getrandom(envd_hash_key, sizeof(envd_hash_key), GRND_NONBLOCK) !=
-	    (ssize_t)sizeof(envd_hash_key)) {
-		/* No entropy pool yet (early boot): /dev/urandom still answers,
-		 * and addresses add what ASLR gives.  Unpredictable enough to
-		 * an unprivileged user; correctness never depends on it. */
-		fd = openat(AT_FDCWD, "/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd >= 0) {
-			if (read(fd, k, sizeof(k)) != (ssize_t)sizeof(k))
-				k[0] = k[1] = 0;
-			close(fd);
-		}
-		envd_hash_key[0] ^= k[0] ^ (uint64_t)(uintptr_t)&k * 0x9e3779b97f4a7c15ULL;
-		envd_hash_key[1] ^= k[1] ^ (uint64_t)(uintptr_t)envd_hash_key;
+	/* No entropy pool yet (early boot): /dev/urandom still answers, and
+	 * addresses add what ASLR gives.  Unpredictable enough to an
+	 * unprivileged user; correctness never depends on it. */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0) {
+		if (read(fd, k, sizeof(k)) != (ssize_t)sizeof(k))
+			k[0] = k[1] = 0;
+		close(fd);
 	}
-	envd_hash_key_set = true;
+	hash_key[0] ^= k[0] ^ (uint64_t)(uintptr_t)&k * 0x9e3779b97f4a7c15ULL;
+	hash_key[1] ^= k[1] ^ (uint64_t)(uintptr_t)hash_key;
+}
+
+uint64_t envd_hash(const char *s, size_t n)
+{
+	(void)pthread_once(&hash_key_once, hash_key_init);
+	return envd_siphash13(hash_key, s, n);
 }
 
 void envd_store_init(struct envd_store *s, struct envd_arena *arena)
