@@ -100,6 +100,18 @@ typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
  * with -EPERM (the caller must fail closed). */
 typedef int (*envd_priv_fn)(void *data);
 
+/* The calling thread's effective capabilities (lib/caps.c).  A privilege
+ * window clears them after switching to the user's fsuid and restores them
+ * before switching back: with root's CAP_SYS_PTRACE a process follows
+ * /proc/PID/cwd and /proc/PID/root of any process, whatever its fsuid.
+ * Both return 0 once the kernel reports the wanted set, else a negative
+ * errno; a clear that fails puts the set back as it was if it can. */
+struct envd_caps {
+	uint32_t effective[2];
+};
+int envd_caps_clear(struct envd_caps *saved);
+int envd_caps_restore(const struct envd_caps *saved);
+
 struct envd_policy; /* name policy for user files, see below */
 
 enum envd_flags {

@@ -37,12 +37,35 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define OPEN_FLAGS  (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 #define MAX_PARENTS 128
+
+/* openat2(2) of <linux/openat2.h> (Linux 5.6); musl has no header for it. */
+struct open_how_v0 {
+	uint64_t flags, mode, resolve;
+};
+#define RESOLVE_NO_MAGICLINKS_FLAG 0x02u
+
+/* openat that refuses /proc's magic links (/proc/PID/cwd, /proc/PID/root,
+ * /proc/PID/fd/N) anywhere in the path, with ELOOP.  On kernels without
+ * openat2 (ENOSYS), or where a seccomp filter refuses it (EPERM, as older
+ * container runtimes do), a plain openat: the privilege window has then
+ * already cleared the capabilities a magic link into another process
+ * needs (caps.c), so this is a second lock, not the only one. */
+static int open_nomagic(int dirfd, const char *path, int flags)
+{
+	struct open_how_v0 how = {(uint64_t)flags, 0, RESOLVE_NO_MAGICLINKS_FLAG};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return (int)fd;
+	return openat(dirfd, path, flags);
+}
 
 static bool owner_ok(const struct envd_check *chk, uid_t uid)
 {
@@ -161,7 +184,7 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, 
 	struct stat st;
 	int fd, err, kind;
 
-	fd = openat(AT_FDCWD, path, OPEN_FLAGS | O_DIRECTORY);
+	fd = open_nomagic(AT_FDCWD, path, OPEN_FLAGS | O_DIRECTORY);
 	if (fd < 0) {
 		err = errno;
 		*code = ENVD_C_DIR_ERROR;
@@ -174,7 +197,7 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, 
 		} else if (err == EACCES || err == EPERM)
 			*reason = "permission denied";
 		else if (err == ELOOP)
-			*reason = "too many levels of symbolic links";
+			*reason = "a /proc magic link or too many symbolic links";
 		else if (err == ENOMEM)
 			*reason = "out of memory";
 		else
@@ -298,9 +321,11 @@ enum envd_open_result envd_read_file(int dirfd, const char *name, const struct e
 		return ENVD_OPEN_UNSAFE;
 	}
 
-	fd = openat(dirfd, name, OPEN_FLAGS);
+	fd = open_nomagic(dirfd, name, OPEN_FLAGS);
 	if (fd < 0) {
-		*reason = errno == EACCES ? "permission denied" : "cannot be opened";
+		*reason = errno == EACCES  ? "permission denied"
+		          : errno == ELOOP ? "a /proc magic link or too many symbolic links"
+		                           : "cannot be opened";
 		return errno == ENOMEM ? ENVD_OPEN_NOMEM : ENVD_OPEN_ERROR;
 	}
 	if (fd_stat(fd, &st) < 0) {

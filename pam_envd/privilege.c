@@ -1,48 +1,29 @@
 /*
  * privilege.c - the window in which pam_envd touches a user's files.
  *
- * THREAT MODEL (the full text is ../SECURITY.md; this is what this file is for)
- *
- * pam_envd runs as root inside sshd, login, su, gdm and sddm and reads
- * ~/.config/environment.d, which the logging-in user controls completely.
- * The attackers are that user (symlinks, FIFOs, devices, endless files,
- * hostile names and syntax), another local user who can write somewhere in
- * the user's path (a group- or world-writable home or config directory), and
- * anyone who wants a root process to read a file for them (a symlink to
- * /etc/shadow or to /proc/self/environ).  History: pam_env read user files
- * as root and followed symlinks (CVE-2010-3435), then dropped privileges
- * incompletely (CVE-2010-3430/3431); pam-u2f opened user files as root
- * (CVE-2019-12209); a helper run by pam_exec inherits the PAM environment
- * as root, so LD_PRELOAD or BASH_ENV from a user file is root code execution.
- *
- * What this file guarantees:
- *  - Nothing of the user directory is stat'ed, opened or read with root's
- *    file-system identity.  The engine calls pe_priv_enter() before its first
- *    access and pe_priv_leave() after its last, once per load.  enter switches
- *    fsuid/fsgid to the user and drops root's supplementary groups
- *    (pam_modutil_drop_priv), then verifies the switch from the kernel's
- *    answer; if anything is off, the user side is skipped, never read as root.
- *    Read as the user, a symlink can only reach what the user could read
- *    anyway, and homes on NFS with root_squash work.
- *  - If root's identity cannot be restored, the load fails with -EPERM and
- *    the module returns a session error: a process that is half the user and
- *    half root must not go on to run the rest of the stack as if nothing
- *    happened (fail closed).
- * What the engine guarantees (lib/, checked on descriptors, never by path):
- * owner and mode of every directory and file (user side: the user or root,
- * not group/world-writable; system side: root), regular files only,
- * O_NONBLOCK|O_NOCTTY|O_CLOEXEC so FIFOs and devices cannot block, capped
- * reads that never trust st_size, limits on everything the user controls,
- * and the name policy.  What the module guarantees besides this file: only
- * variables from the result reach pam_putenv, each whole or not at all, at
- * most once per PAM handle, and no value is ever logged.
+ * SECURITY.md has the threat model and the rules; this file keeps the one
+ * about identity: nothing of the user directory is stat'ed, opened or read
+ * with more than the user's own rights.  The engine calls pe_priv_enter()
+ * before its first access to the user directory and pe_priv_leave() after
+ * its last, once per load.  enter takes the process's window lock, switches
+ * fsuid/fsgid and the supplementary groups to the user's
+ * (pam_modutil_drop_priv), clears the thread's effective capabilities
+ * (lib/caps.c), and verifies all of it from the kernel's answers; if
+ * anything is off, the user side is skipped, never read as root.  leave
+ * undoes it in the reverse order and verifies again; if root's identity
+ * cannot be restored, the load fails with -EPERM and the module fails the
+ * session (a process half the user and half root must not run the rest of
+ * the stack).
  */
 #include "config.h"
 
+#include <errno.h>
 #include <grp.h>
-#include <sys/fsuid.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/fsuid.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <security/pam_ext.h>
@@ -56,6 +37,7 @@ void pe_priv_init(struct pe_priv *priv, pam_handle_t *pamh, const struct passwd 
 	priv->debug = debug;
 	priv->dropped = false;
 	priv->broken = false;
+	priv->caps_cleared = false;
 }
 
 /* setfsuid/setfsgid with an invalid id change nothing and return the current
@@ -152,12 +134,56 @@ static bool switched(const struct pe_priv *priv)
 	       groups_dropped(priv);
 }
 
-int pe_priv_enter(void *data)
-{
-	struct pe_priv *priv = data;
+/* One window at a time in the process.  glibc's setgroups, which
+ * pam_modutil_drop_priv calls, changes the groups of every thread, while
+ * setfsuid/setfsgid and the capabilities change the calling thread only:
+ * two windows at once would switch each other's groups and restore the
+ * wrong list.  The wait is bounded, so that a process forked while another
+ * thread held the lock, or a user directory on a hung file system, cannot
+ * hold every other login: after it, the user's files are skipped. */
+static pthread_mutex_t window_lock = PTHREAD_MUTEX_INITIALIZER;
 
-	if (priv->dropped || priv->broken || priv->pw == NULL)
+static bool window_lock_take(const struct pe_priv *priv)
+{
+	struct timespec until;
+	int r;
+
+	if (clock_gettime(CLOCK_REALTIME, &until) != 0)
+		return false;
+	until.tv_sec += PE_WINDOW_WAIT_SECONDS;
+	do
+		r = pthread_mutex_timedlock(&window_lock, &until);
+	while (r == EINTR);
+	if (r != 0)
+		pam_syslog(priv->pamh, LOG_ERR,
+		           "another thread's privilege window did not end in %d s; "
+		           "the user's files are skipped",
+		           PE_WINDOW_WAIT_SECONDS);
+	return r == 0;
+}
+
+/* Back to root's identity: capabilities first, since regaining the groups
+ * needs CAP_SETGID.  Any doubt leaves the process marked broken. */
+static int leave_locked(struct pe_priv *priv)
+{
+	bool caps_ok = !priv->caps_cleared || envd_caps_restore(&priv->caps) == 0;
+	bool regained = pam_modutil_regain_priv(priv->pamh, &priv->privs) == 0;
+
+	priv->dropped = false;
+	priv->caps_cleared = false;
+	if (!caps_ok || !regained || current_fsuid() != priv->fsuid_before || current_fsgid() != priv->fsgid_before ||
+	    !groups_restored(priv)) {
+		priv->broken = true;
+		pam_syslog(priv->pamh, LOG_CRIT,
+		           "cannot restore privileges after reading "
+		           "the user's files");
 		return -1;
+	}
+	return 0;
+}
+
+static int enter_locked(struct pe_priv *priv)
+{
 	/* pam_modutil_regain_priv releases the group list, so every window
 	 * starts from a fresh state. */
 	priv->privs = (struct pam_modutil_privs){.grplist = priv->grplist,
@@ -194,11 +220,13 @@ int pe_priv_enter(void *data)
 		return -1;
 	}
 	priv->dropped = true;
-	if (!switched(priv)) {
+	/* after the switch: setfsuid and setgroups need CAP_SETUID/SETGID */
+	priv->caps_cleared = envd_caps_clear(&priv->caps) == 0;
+	if (!priv->caps_cleared || !switched(priv)) {
 		pam_syslog(priv->pamh, LOG_CRIT,
 		           "identity switch did not take effect; "
 		           "the user's files are skipped");
-		(void)pe_priv_leave(priv);
+		(void)leave_locked(priv);
 		return -1;
 	}
 	if (priv->debug)
@@ -207,23 +235,33 @@ int pe_priv_enter(void *data)
 	return 0;
 }
 
-int pe_priv_leave(void *data)
+int pe_priv_enter(void *data)
 {
 	struct pe_priv *priv = data;
 
-	if (!priv->dropped)
-		return priv->broken ? -1 : 0;
-	priv->dropped = false;
-	if (pam_modutil_regain_priv(priv->pamh, &priv->privs) != 0 ||
-	    current_fsuid() != priv->fsuid_before || current_fsgid() != priv->fsgid_before ||
-	    !groups_restored(priv)) {
-		priv->broken = true;
-		pam_syslog(priv->pamh, LOG_CRIT,
-		           "cannot restore privileges after reading "
-		           "the user's files");
+	if (priv->dropped || priv->broken || priv->pw == NULL)
+		return -1;
+	if (!window_lock_take(priv))
+		return -1;
+	if (enter_locked(priv) != 0) {
+		pthread_mutex_unlock(&window_lock);
 		return -1;
 	}
 	return 0;
+}
+
+int pe_priv_leave(void *data)
+{
+	struct pe_priv *priv = data;
+	int rc;
+
+	if (!priv->dropped)
+		return priv->broken ? -1 : 0;
+	/* released also when broken: the session fails, and a lock held for
+	 * good would only cost every later login of the process its wait */
+	rc = leave_locked(priv);
+	pthread_mutex_unlock(&window_lock);
+	return rc;
 }
 
 int pe_priv_finish(struct pe_priv *priv)

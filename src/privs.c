@@ -4,7 +4,9 @@
  * it must never open anything on the user's side with root's rights.
  * setfsuid/setfsgid change the identity used for file access only; the
  * supplementary groups are switched as well (CVE-2010-3430/3431 were
- * incomplete drops).  Each change is verified. */
+ * incomplete drops), and the effective capabilities are cleared (with
+ * CAP_SYS_PTRACE, /proc/PID/cwd of any process opens; see SECURITY.md).
+ * Each change is verified. */
 #include "config.h"
 
 #include <grp.h>
@@ -42,7 +44,7 @@ int privs_enter(void *data)
 	}
 	if (setgroups((size_t)n, groups) < 0)
 		return -1;
-	if (set_fs_ids(p->uid, p->gid) < 0) {
+	if (set_fs_ids(p->uid, p->gid) < 0 || envd_caps_clear(&p->caps) < 0) {
 		(void)set_fs_ids(0, 0);
 		(void)setgroups((size_t)p->nsaved, p->saved_groups);
 		return -1;
@@ -58,7 +60,8 @@ int privs_leave(void *data)
 	if (!p->active)
 		return 0;
 	p->active = 0;
-	if (set_fs_ids(geteuid(), getegid()) < 0)
+	/* capabilities first: setgroups needs CAP_SETGID */
+	if (envd_caps_restore(&p->caps) < 0 || set_fs_ids(geteuid(), getegid()) < 0)
 		return -1;
 	if (setgroups((size_t)p->nsaved, p->saved_groups) < 0)
 		return -1;

@@ -5,6 +5,8 @@
 #include <pwd.h>
 #include <sys/types.h>
 
+#include "envd.h"
+
 struct privs {
 	uid_t uid;
 	gid_t gid;
@@ -12,6 +14,7 @@ struct privs {
 	gid_t saved_groups[256];
 	int nsaved;
 	int active; /* 1 while switched */
+	struct envd_caps caps;
 };
 
 /* Hooks for envd_config.enter_user/leave_user; data is a struct privs. */

@@ -102,6 +102,70 @@ cd "$S" # so that /proc/self/cwd leads to the secrets
 check_case "symlinks into /proc and /sys" yes
 cd /
 
+# --- /proc magic links: another process's cwd and root ---------------------
+# A root process whose current directory lies below a 0700 root directory,
+# and one in a private mount namespace with its own tmpfs.  The user cannot
+# follow /proc/PID/cwd or /proc/PID/root of either (ptrace rules); a root
+# process can, with CAP_SYS_PTRACE, even when its fsuid is the user's.
+R=$E2E_TMP/rootonly
+mkdir -p "$R/inner" "$E2E_TMP/nsmnt"
+chmod 700 "$R"
+chmod 755 "$R/inner" "$E2E_TMP/nsmnt"
+printf 'SECRET_P=%s-cwd\n' "$SECRET" >"$R/inner/50-secret.conf"
+chmod 644 "$R/inner/50-secret.conf"
+(cd "$R/inner" && exec sleep 600) &
+cwdpid=$!
+echo "$cwdpid" >>"$E2E_TMP/created-pids"
+nspid=
+if command -v unshare >/dev/null 2>&1; then
+	unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=755 tmpfs "$1" &&
+		printf "SECRET_R=%s-ns\n" "$2" >"$1/50-secret.conf" && chmod 644 "$1/50-secret.conf" &&
+		exec sleep 600' sh "$E2E_TMP/nsmnt" "$SECRET" &
+	nspid=$!
+	echo "$nspid" >>"$E2E_TMP/created-pids"
+fi
+for i in $(seq 1 50); do # until both are in place
+	[ -e "/proc/$cwdpid/cwd/50-secret.conf" ] &&
+		{ [ -z "$nspid" ] || [ -e "/proc/$nspid/root$E2E_TMP/nsmnt/50-secret.conf" ]; } && break
+	sleep 0.1
+done
+expect_false "the user cannot read the root process's cwd" \
+	as "$v" cat "/proc/$cwdpid/cwd/50-secret.conf"
+
+reset_home
+ln -s "/proc/$cwdpid/cwd/50-secret.conf" "$ud/80-cwd.conf"
+chown -h "$v:" "$ud/80-cwd.conf"
+check_case "a file through /proc/PID/cwd of a root process" yes
+
+if [ -n "$nspid" ] && [ -e "/proc/$nspid/root$E2E_TMP/nsmnt/50-secret.conf" ]; then
+	reset_home
+	ln -s "/proc/$nspid/root$E2E_TMP/nsmnt/50-secret.conf" "$ud/81-ns.conf"
+	chown -h "$v:" "$ud/81-ns.conf"
+	check_case "a file through /proc/PID/root into another mount namespace" yes
+else
+	echo "note: no private mount namespace (unshare), /proc/PID/root case not run"
+fi
+
+reset_home
+rm -rf "$ud" && ln -s "/proc/$cwdpid/cwd" "$ud" && chown -h "$v:" "$ud"
+check_case "the user directory a link to /proc/PID/cwd" no
+
+if [ -n "$nspid" ] && [ -e "/proc/$nspid/root$E2E_TMP/nsmnt/50-secret.conf" ]; then
+	reset_home
+	rm -rf "$ud" && ln -s "/proc/$nspid/root$E2E_TMP/nsmnt" "$ud" && chown -h "$v:" "$ud"
+	check_case "the user directory a link into another mount namespace" no
+fi
+
+# envd run by root for the user reads with the same window
+if [ -x "${ENVD:-}" ]; then
+	"$ENVD" show "$v" >"$E2E_TMP/envd-proc.out" 2>&1
+	rm -rf "$ud" && mkdir -p "$ud" && chown "$v:" "$ud"
+	ln -s "/proc/$cwdpid/cwd/50-secret.conf" "$ud/80-cwd.conf" && chown -h "$v:" "$ud/80-cwd.conf"
+	"$ENVD" show "$v" >>"$E2E_TMP/envd-proc.out" 2>&1
+	expect_false "envd show as root: nothing through /proc/PID/cwd" \
+		grep -q "$SECRET" "$E2E_TMP/envd-proc.out"
+fi
+
 # --- files that could block or never end -----------------------------------
 reset_home
 as "$v" mkfifo "$ud/30-fifo.conf"

@@ -32,6 +32,9 @@ e2e_cleanup() {
 	local u s i
 	[ -n "$E2E_TMP" ] && [ -d "$E2E_TMP" ] || return 0
 	while read -r s; do
+		kill "$s" 2>/dev/null
+	done <"$E2E_TMP/created-pids"
+	while read -r s; do
 		rm -f "/etc/pam.d/$s"
 	done <"$E2E_TMP/created-services"
 	while read -r u; do
@@ -42,6 +45,9 @@ e2e_cleanup() {
 		done
 		if getent group "$u" >/dev/null 2>&1; then groupdel "$u" >/dev/null 2>&1; fi
 	done <"$E2E_TMP/created-users"
+	while read -r s; do
+		groupdel "$s" >/dev/null 2>&1
+	done <"$E2E_TMP/created-groups"
 	chmod -R u+rwx "$E2E_TMP" 2>/dev/null
 	rm -rf "$E2E_TMP"
 }
@@ -62,6 +68,8 @@ e2e_init() {
 	chmod 755 "$E2E_TMP" # the users' homes live below: they must get through
 	: >"$E2E_TMP/created-users"
 	: >"$E2E_TMP/created-services"
+	: >"$E2E_TMP/created-pids" # background processes a test started
+	: >"$E2E_TMP/created-groups"
 	mkdir -p "$E2E_TMP/bin" "$E2E_TMP/out" "$E2E_TMP/home" "$E2E_TMP/sys"
 	chmod 755 "$E2E_TMP/bin" "$E2E_TMP/home" "$E2E_TMP/sys"
 	chmod 700 "$E2E_TMP/out"
@@ -169,6 +177,15 @@ e2e_user() {
 		echo "FAIL: useradd $name: $(cat "$E2E_TMP/useradd.err")" >&2
 		exit 1
 	fi
+	echo "$name"
+}
+
+# e2e_group TAG: makes a group and prints its name.
+e2e_group() {
+	local name="pe$$${1}"
+	name=${name:0:32}
+	echo "$name" >>"$E2E_TMP/created-groups"
+	groupadd "$name" >/dev/null 2>&1 || { echo "FAIL: groupadd $name" >&2; exit 1; }
 	echo "$name"
 }
 

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 
@@ -424,6 +425,63 @@ static void test_symlink_followed(void **state)
 	tu_write(t.usr, "s.conf", "S=usr\n");
 	tu_load_ok(&t);
 	tu_assert_var(&t, "S", "shared");
+	tu_tree_free(&t);
+}
+
+/* Whether the kernel has openat2 (Linux 5.6): without it, magic links are
+ * stopped by the privilege window's capabilities alone. */
+static bool have_openat2(void)
+{
+	struct {
+		uint64_t flags, mode, resolve;
+	} how = {O_RDONLY | O_CLOEXEC, 0, 0};
+	long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
+/* /proc magic links (here /proc/self/fd/N, which this process may follow)
+ * are refused as files and as the user directory itself: a root process
+ * may follow them into other processes' directories and namespaces. */
+static void test_magic_link_refused(void **state)
+{
+	struct tu_tree t;
+	char target[TU_PATH], link[TU_PATH];
+	const struct tu_diag *d;
+	int fd, dfd;
+
+	(void)state;
+	if (!have_openat2())
+		skip();
+	tu_tree_init(&t);
+	tu_write(t.root, "magic.env", "M=1\n");
+	tu_join(target, t.root, "magic.env");
+	fd = open(target, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	snprintf(link, sizeof(link), "/proc/%ld/fd/%d", (long)getpid(), fd);
+	tu_symlink(link, t.user, "m.conf");
+	tu_write(t.user, "n.conf", "M=${M}2\n"); /* "12" if m.conf was read */
+	tu_load_ok(&t);
+	tu_assert_var(&t, "M", "2");
+	assert_int_equal(tu_file(&t, "/.config/environment.d/m.conf")->state, ENVD_FILE_SKIPPED);
+	d = tu_find(&t.diags, ENVD_C_FILE_ERROR, "/m.conf", UINT_MAX);
+	assert_true(d != NULL && strstr(d->message, "magic link") != NULL);
+
+	/* the user directory as a magic link to a directory */
+	tu_mkdir_p(t.home, 0755);
+	dfd = open(t.user, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	snprintf(link, sizeof(link), "/proc/%ld/fd/%d", (long)getpid(), dfd);
+	t.cfg.user_dir = link;
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "M");
+	d = tu_find(&t.diags, ENVD_C_DIR_ERROR, link, UINT_MAX);
+	assert_true(d != NULL && strstr(d->message, "magic link") != NULL);
+	close(dfd);
+	close(fd);
 	tu_tree_free(&t);
 }
 
@@ -2054,6 +2112,7 @@ int main(void)
 	    tu_test(test_mask_directory),
 	    tu_test(test_mask_dangling_symlink),
 	    tu_test(test_symlink_followed),
+	    tu_test(test_magic_link_refused),
 	    tu_test(test_hidden_files),
 	    tu_test(test_non_conf_files),
 	    tu_test(test_missing_and_odd_dirs),

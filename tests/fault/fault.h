@@ -13,10 +13,12 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
@@ -41,6 +43,11 @@ enum fault_fn {
 	F_READDIR,
 	F_CLOSEDIR,
 	F_GETDENTS, /* syscall(SYS_getdents64, ...) */
+	F_OPENAT2,  /* syscall(SYS_openat2, ...) */
+	F_CAPGET,   /* syscall(SYS_capget, ...) */
+	F_CAPSET,   /* syscall(SYS_capset, ...) */
+	F_MUTEX,     /* pthread_mutex_timedlock */
+	F_CLOCKTIME,    /* clock_gettime */
 	F_GETGROUPS,
 	F_GETGROUPLIST,
 	F_SETFSUID,
@@ -92,7 +99,7 @@ struct fault_state {
 	unsigned long calls;   /* fallible calls counted since the reset */
 	unsigned long fail_at; /* the call to fail (1-based); 0: none */
 	int variant;           /* index into fault_fns[fn].v */
-	unsigned fail_every;   /* bit mask of fns failing on every call */
+	unsigned long long fail_every; /* bit mask of fns failing on every call */
 	unsigned long injected;
 	int injected_fn;
 	struct fault_call log[FAULT_LOG_MAX]; /* the calls, in order */
@@ -103,6 +110,9 @@ struct fault_state {
 	size_t live;          /* not freed yet */
 	size_t allocs, frees; /* since the reset */
 	size_t foreign_frees; /* frees of pointers the wrappers never returned */
+	/* reads made with another fsuid than root's (the window), and those
+	 * of them made while the thread held effective capabilities */
+	size_t window_reads, window_reads_with_caps;
 };
 
 extern struct fault_state fault;
@@ -138,6 +148,8 @@ DIR *__wrap_fdopendir(int fd);
 struct dirent *__wrap_readdir(DIR *d);
 int __wrap_closedir(DIR *d);
 long __wrap_syscall(long n, ...);
+int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until);
+int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
 int __wrap_getgroups(int n, gid_t *list);
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
 int __wrap_setfsuid(uid_t uid);

@@ -27,7 +27,8 @@ setuid seteuid setreuid setresuid setgid setegid setregid setresgid getrandom ge
 getpwnam_r getpwuid getpwuid_r getgrnam getgrnam_r pam_get_item pam_set_item pam_get_user
 pam_get_data pam_set_data pam_getenv pam_getenvlist pam_putenv pam_modutil_getpwnam
 pam_modutil_getpwuid pam_modutil_getgrnam pam_modutil_getgrgid pam_modutil_drop_priv
-pam_modutil_regain_priv'
+pam_modutil_regain_priv pthread_mutex_lock pthread_mutex_timedlock pthread_mutex_trylock
+clock_gettime capget capset openat2'
 
 if command -v nm >/dev/null 2>&1; then
 	report=$(nm -D --undefined-only "$so" | awk -v fallible="$fallible" '

@@ -51,6 +51,13 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_READDIR] = {"readdir", {{EIO, "EIO"}}, 1},
     [F_CLOSEDIR] = {"closedir", {{EIO, "EIO (closed)"}}, 1},
     [F_GETDENTS] = {"getdents64", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
+    [F_OPENAT2] = {"openat2",
+                   {{EACCES, "EACCES"}, {EIO, "EIO"}, {ENOMEM, "ENOMEM"}, {ENOSYS, "ENOSYS"}},
+                   4},
+    [F_CAPGET] = {"capget", {{EINVAL, "EINVAL"}}, 1},
+    [F_CAPSET] = {"capset", {{EPERM, "EPERM"}}, 1},
+    [F_MUTEX] = {"pthread_mutex_timedlock", {{ETIMEDOUT, "ETIMEDOUT"}}, 1},
+    [F_CLOCKTIME] = {"clock_gettime", {{EINVAL, "EINVAL"}}, 1},
     [F_GETGROUPS] = {"getgroups", {{EINVAL, "EINVAL"}}, 1},
     [F_GETGROUPLIST] = {"getgrouplist", {{0, "-1"}}, 1},
     [F_SETFSUID] = {"setfsuid", {{0, "wrong answer"}}, 1},
@@ -133,6 +140,8 @@ void fault_reset(unsigned long fail_at, int variant)
 	fault.injected_fn = -1;
 	fault.allocs = 0;
 	fault.frees = 0;
+	fault.window_reads = 0;
+	fault.window_reads_with_caps = 0;
 	fault.foreign_frees = 0;
 }
 
@@ -147,7 +156,7 @@ static bool hit(enum fault_fn fn, const void *caller)
 	n = ++fault.calls;
 	if (n <= FAULT_LOG_MAX)
 		fault.log[n - 1] = (struct fault_call){(unsigned char)fn, caller};
-	if (n != fault.fail_at && !(fault.fail_every & (1u << fn)))
+	if (n != fault.fail_at && !(fault.fail_every & (1ull << fn)))
 		return false;
 	fault.injected++;
 	fault.injected_fn = (int)fn;
@@ -318,15 +327,36 @@ int __wrap___openat_2(int dirfd, const char *path, int flags)
 	return __openat_2(dirfd, path, flags);
 }
 
+/* A read in the privilege window (root whose fsuid is not root's) must be
+ * made without effective capabilities: counted for the driver to check. */
+static void note_window_read(void)
+{
+	struct {
+		uint32_t version;
+		int pid;
+	} h = {0x20080522u, 0};
+	struct {
+		uint32_t effective, permitted, inheritable;
+	} d[2];
+
+	if (geteuid() != 0 || (uid_t)setfsuid((uid_t)-1) == 0)
+		return;
+	fault.window_reads++;
+	if (syscall(SYS_capget, &h, d) != 0 || d[0].effective != 0 || d[1].effective != 0)
+		fault.window_reads_with_caps++;
+}
+
 ssize_t __wrap_read(int fd, void *buf, size_t n)
 {
 	FAIL_IF_HIT(F_READ, -1);
+	note_window_read();
 	return read(fd, buf, n);
 }
 
 ssize_t __wrap___read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	FAIL_IF_HIT(F_READ, -1);
+	note_window_read();
 	return __read_chk(fd, buf, n, buflen);
 }
 
@@ -415,7 +445,26 @@ long __wrap_syscall(long n, ...)
 	va_end(ap);
 	if (n == SYS_getdents64)
 		FAIL_IF_HIT(F_GETDENTS, -1);
+	else if (n == SYS_openat2)
+		FAIL_IF_HIT(F_OPENAT2, -1);
+	else if (n == SYS_capget)
+		FAIL_IF_HIT(F_CAPGET, -1);
+	else if (n == SYS_capset)
+		FAIL_IF_HIT(F_CAPSET, -1);
 	return syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until)
+{
+	if (HIT(F_MUTEX))
+		return ETIMEDOUT; /* an error number, not errno */
+	return pthread_mutex_timedlock(m, until);
+}
+
+int __wrap_clock_gettime(clockid_t clock, struct timespec *ts)
+{
+	FAIL_IF_HIT(F_CLOCKTIME, -1);
+	return clock_gettime(clock, ts);
 }
 
 /* ---- identity ---- */

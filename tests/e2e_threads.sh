@@ -1,0 +1,49 @@
+#!/bin/bash
+# e2e_threads.sh - sessions of real users opened from several threads of one
+# process at once, through the real module and libpam (root only).
+#
+# Each user has a supplementary group of its own and, besides files of its
+# own, a root-owned file readable only through that group: if another
+# thread's privilege window switched the process's groups under this one,
+# that file would not be read.  tests/pam_threads checks every session,
+# every environment and the credentials of every thread and of the process.
+
+. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+e2e_init
+THREADS=${E2E_THREADS:-8}
+ROUNDS=${E2E_ROUNDS:-30}
+prog=$top_builddir/tests/pam_threads
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+
+echo "SYS_OK=1" >"$E2E_TMP/sys/usr/lib/environment.d/90-sys.conf"
+svc=$(e2e_service threads <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+session  required $MODULE system_dirs=$SYSDIRS
+EOF
+)
+
+expect=()
+for tag in a b c; do
+	u=$(e2e_user "t$tag")
+	g=$(e2e_group "g$tag")
+	usermod -aG "$g" "$u"
+	ud=$(home_of "$u")/.config/environment.d
+	mkdir -p "$ud"
+	for i in $(seq -w 1 30); do
+		echo "V${i}_$tag=$i" >"$ud/$i-own.conf"
+	done
+	echo "PATH=\$HOME/bin-$tag:\$PATH" >"$ud/40-path.conf"
+	chown -R "$u:" "$(home_of "$u")/.config"
+	echo "GROUP_ONLY_$tag=yes" >"$ud/50-group.conf"
+	chown "root:$g" "$ud/50-group.conf" && chmod 640 "$ud/50-group.conf"
+	expect+=("$u=GROUP_ONLY_$tag=yes" "$u=V30_$tag=30" "$u=SYS_OK=1")
+done
+
+env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+	timeout -k 5 600 "$prog" "$svc" "$THREADS" "$ROUNDS" "${expect[@]}" >"$E2E_TMP/threads.out" 2>&1
+rc=$?
+head -n 40 "$E2E_TMP/threads.out"
+expect_eq "$ROUNDS rounds of $THREADS threads, three users" "$rc" 0
+expect_false "no privilege error logged" grep -qi "privileges not restored\|did not take effect" "$E2E_LOG"
+e2e_finish
