@@ -178,13 +178,119 @@ static const char *check_parents(int fd, const struct envd_check *chk)
 	return bad ? bad : "too many parent directories";
 }
 
+#define MAX_LINKS 40 /* as the kernel's path walk */
+
+/* Follows the symbolic link name in the directory dirfd: appends the rest
+ * of the path to its target, in buf.  Returns 0, or -1 with errno. */
+static int follow_link(int dirfd, const char *name, const struct stat *lst, uid_t user, char *buf,
+                       size_t bufsz, const char *rest)
+{
+	struct stat dir;
+	char target[4096];
+	ssize_t n;
+	size_t rlen = strlen(rest);
+
+	if (fstat(dirfd, &dir) < 0)
+		return -1;
+	/* fs.protected_symlinks=1 whatever the sysctl says: a link in a
+	 * sticky, world-writable directory is someone else's trap unless it
+	 * belongs to the user or to the directory's owner */
+	if ((dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH) && lst->st_uid != user &&
+	    lst->st_uid != dir.st_uid) {
+		errno = EXDEV;
+		return -1;
+	}
+	/* links on /proc and its kind are the kernel's magic links */
+	if (pseudo_fs(dirfd) != 0) {
+		errno = ELOOP;
+		return -1;
+	}
+	n = readlinkat(dirfd, name, target, sizeof(target));
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= sizeof(target) || (size_t)n + 1 + rlen + 1 > bufsz) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memmove(buf + n + 1, rest, rlen + 1); /* rest may lie in buf */
+	memcpy(buf, target, (size_t)n);
+	buf[n] = '/';
+	return 0;
+}
+
+/* Opens the user directory one component at a time, so that every
+ * symbolic link on the way is seen with the directory that holds it.  A
+ * link in a sticky, world-writable directory that neither the user nor the
+ * directory's owner made fails with EXDEV; a link on a pseudo file system
+ * (/proc/PID/cwd) with ELOOP.  Returns a descriptor opened with flags, or
+ * -1 with errno. */
+static int open_user_dir(const char *path, uid_t user, int flags)
+{
+	char buf[2 * 4096 + 2], *rest;
+	const char *name;
+	int fd, nfd, links = 0, err;
+	struct stat st;
+
+	if (strlen(path) >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(buf, path);
+	rest = buf;
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		while (*rest == '/')
+			rest++;
+		if (*rest == '\0')
+			break;
+		name = rest;
+		rest += strcspn(rest, "/");
+		if (*rest == '/')
+			*rest++ = '\0';
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			goto fail;
+		if (S_ISLNK(st.st_mode)) {
+			if (++links > MAX_LINKS) {
+				errno = ELOOP;
+				goto fail;
+			}
+			if (follow_link(fd, name, &st, user, buf, sizeof(buf), rest) < 0)
+				goto fail;
+			rest = buf;
+			name = buf[0] == '/' ? "/" : ".";
+		}
+		/* O_NOFOLLOW: a link swapped in since the look fails here */
+		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0)
+			goto fail;
+		close(fd);
+		fd = nfd;
+	}
+	nfd = openat(fd, ".", flags);
+	err = errno;
+	close(fd);
+	errno = err;
+	return nfd;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, const char **reason,
                   enum envd_code *code)
 {
 	struct stat st;
 	int fd, err, kind;
 
-	fd = open_nomagic(AT_FDCWD, path, OPEN_FLAGS | O_DIRECTORY);
+	/* the user's side, one component at a time; the system's is root's */
+	fd = parents ? open_user_dir(path, chk->owner_a, OPEN_FLAGS | O_DIRECTORY)
+	             : open_nomagic(AT_FDCWD, path, OPEN_FLAGS | O_DIRECTORY);
 	if (fd < 0) {
 		err = errno;
 		*code = ENVD_C_DIR_ERROR;
@@ -198,6 +304,11 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool parents, 
 			*reason = "permission denied";
 		else if (err == ELOOP)
 			*reason = "a /proc magic link or too many symbolic links";
+		else if (err == EXDEV)
+			*reason = "reached through a symbolic link that another user planted in a "
+			          "sticky, world-writable directory";
+		else if (err == ENAMETOOLONG)
+			*reason = "a path too long";
 		else if (err == ENOMEM)
 			*reason = "out of memory";
 		else

@@ -280,6 +280,25 @@ chown -R "$o:" "$vh/.config"
 check_case "world-writable home, .config planted by another user" no
 chmod 755 "$vh"
 
+# a root-owned sticky, world-writable ~/.config: another user plants the
+# environment.d link (to a directory of the victim's that passes every
+# check).  The kernel refuses such a link only with fs.protected_symlinks=1;
+# the module applies that rule itself, so the sysctl is off for this case.
+ps=/proc/sys/fs/protected_symlinks
+ps_old=$(cat "$ps" 2>/dev/null)
+echo "$ps_old" >"$E2E_TMP/protected_symlinks" # e2e_cleanup restores it
+if [ -n "$ps_old" ] && echo 0 >"$ps" 2>/dev/null; then
+	reset_home
+	mkdir -p "$vh/other" && echo "FROM_OTHER=1" >"$vh/other/70-other.conf"
+	chown -R "$v:" "$vh/other"
+	rm -rf "$ud" && chown root: "$vh/.config" && chmod 1777 "$vh/.config"
+	as "$o" ln -s "$vh/other" "$ud"
+	check_case "a link planted in a sticky world-writable .config" no
+	echo "$ps_old" >"$ps"
+else
+	echo "note: cannot set fs.protected_symlinks, planted-link case not run"
+fi
+
 reset_home
 mkdir -p "$oh/env.d" && echo "FROM_OTHER=1" >"$oh/env.d/70-other.conf"
 chown -R "$o:" "$oh/env.d"

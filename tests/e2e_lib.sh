@@ -34,6 +34,10 @@ e2e_cleanup() {
 	while read -r s; do
 		kill "$s" 2>/dev/null
 	done <"$E2E_TMP/created-pids"
+	# a sysctl a test changed
+	if [ -s "$E2E_TMP/protected_symlinks" ]; then
+		cat "$E2E_TMP/protected_symlinks" >/proc/sys/fs/protected_symlinks
+	fi
 	while read -r s; do
 		rm -f "/etc/pam.d/$s"
 	done <"$E2E_TMP/created-services"

@@ -1,6 +1,6 @@
 /* pam_threads.c - sessions opened from several threads of one process at once.
  *
- *   pam_threads SERVICE THREADS ROUNDS USER=NAME=VALUE... 
+ *   pam_threads SERVICE THREADS ROUNDS USER=NAME=VALUE...
  *
  * Linux-PAM allows one handle per thread.  Each round forks a process that
  * starts THREADS threads together; thread i opens a session of the i-th
@@ -173,17 +173,20 @@ static int round_run(int nthreads, const char *const *users, int nusers)
 	}
 	for (int i = 0; i < nthreads; i++) {
 		if (w[i].rc != PAM_SUCCESS) {
-			fprintf(stderr, "thread %d (%s): session failed: %d\n", i, w[i].user, w[i].rc);
+			fprintf(stderr, "thread %d (%s): session failed: %d\n", i, w[i].user,
+			        w[i].rc);
 			bad++;
 		}
 		if (!w[i].creds_ok) {
-			fprintf(stderr, "thread %d (%s): thread credentials changed\n", i, w[i].user);
+			fprintf(stderr, "thread %d (%s): thread credentials changed\n", i,
+			        w[i].user);
 			bad++;
 		}
 		for (int j = 0; j < i; j++)
 			if (w[j].user == w[i].user && strcmp(w[j].env, w[i].env) != 0) {
-				fprintf(stderr, "threads %d and %d (%s) saw different environments\n",
-				        j, i, w[i].user);
+				fprintf(stderr,
+				        "threads %d and %d (%s) saw different environments\n", j, i,
+				        w[i].user);
 				bad++;
 				break;
 			}

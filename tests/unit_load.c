@@ -485,6 +485,44 @@ static void test_magic_link_refused(void **state)
 	tu_tree_free(&t);
 }
 
+/* The user directory is walked one component at a time: relative and
+ * absolute links, links to links, "." and ".." all resolve as the kernel's
+ * own walk does, and a link loop ends with an error, not a hang. */
+static void test_user_dir_through_links(void **state)
+{
+	struct tu_tree t;
+	char real[TU_PATH], p[TU_PATH * 2];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", "A=1\n");
+	tu_join(real, t.home, ".config");
+	tu_symlink("environment.d", real, "rel");       /* relative */
+	tu_symlink(t.user, real, "abs");                /* absolute */
+	tu_symlink("rel", real, "chain");               /* a link to a link */
+	tu_symlink("../.config/./chain", real, "dots"); /* through .. and . */
+	tu_symlink("loop2", real, "loop1");
+	tu_symlink("loop1", real, "loop2");
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const names[] = {"rel", "abs", "chain", "dots"};
+
+		snprintf(p, sizeof(p), "%s/%s", real, names[i]);
+		t.cfg.user_dir = p;
+		tu_load_ok(&t);
+		tu_assert_var(&t, "A", "1");
+	}
+	snprintf(p, sizeof(p), "%s/./rel/../environment.d/", real);
+	t.cfg.user_dir = p;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "1");
+	snprintf(p, sizeof(p), "%s/loop1", real);
+	t.cfg.user_dir = p;
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "A");
+	assert_non_null(tu_find(&t.diags, ENVD_C_DIR_ERROR, "/loop1", UINT_MAX));
+	tu_tree_free(&t);
+}
+
 static void test_hidden_files(void **state)
 {
 	struct tu_tree t;
@@ -2113,6 +2151,7 @@ int main(void)
 	    tu_test(test_mask_dangling_symlink),
 	    tu_test(test_symlink_followed),
 	    tu_test(test_magic_link_refused),
+	    tu_test(test_user_dir_through_links),
 	    tu_test(test_hidden_files),
 	    tu_test(test_non_conf_files),
 	    tu_test(test_missing_and_odd_dirs),

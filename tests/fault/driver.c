@@ -762,7 +762,8 @@ static void copy_env(pam_handle_t *pamh, struct strv *out)
 	free(env);
 }
 
-static void module_run(struct run *r, unsigned long fail_at, int variant, unsigned long long fail_every)
+static void module_run(struct run *r, unsigned long fail_at, int variant,
+                       unsigned long long fail_every)
 {
 	pam_handle_t *pamh = NULL;
 	int fds = count_fds();
@@ -809,7 +810,8 @@ static void count_diag(const struct envd_diag *d, void *data)
 	(*(size_t *)data)++;
 }
 
-static void load_run(struct run *r, unsigned long fail_at, int variant, unsigned long long fail_every)
+static void load_run(struct run *r, unsigned long fail_at, int variant,
+                     unsigned long long fail_every)
 {
 	const char *const sys[] = {at("sys/etc"), at("sys/run"), at("sys/missing"), at("sys/lib"),
 	                           NULL};
@@ -880,6 +882,7 @@ static unsigned expected_module(int fn, int variant)
 		return M(O_FULL) | M(O_NOUSER) | M(O_ERR_NONE) | M(O_ERR_PREFIX);
 	case F_OPEN:
 	case F_OPENAT:
+	case F_READLINKAT:
 	case F_READ:
 	case F_FSTAT:
 	case F_FSTATAT:
@@ -969,7 +972,8 @@ static bool accepted(unsigned mask, enum outcome o)
 
 /* ---- the loop ---- */
 
-typedef void (*run_fn)(struct run *r, unsigned long fail_at, int variant, unsigned long long fail_every);
+typedef void (*run_fn)(struct run *r, unsigned long fail_at, int variant,
+                       unsigned long long fail_every);
 
 struct stats {
 	unsigned long points, runs;
@@ -1037,8 +1041,10 @@ static void check_common(const char *what, const struct run *r, bool may_stay_dr
 	if (r->outcome == O_BAD_ENV || r->outcome == O_BAD_RC)
 		check_failed(what, r, "%s", outcome_name[r->outcome]);
 	if (r->window_reads_with_caps != 0 && !may_stay_dropped)
-		check_failed(what, r, "%zu of %zu reads in the privilege window with effective "
-		             "capabilities", r->window_reads_with_caps, r->window_reads);
+		check_failed(what, r,
+		             "%zu of %zu reads in the privilege window with effective "
+		             "capabilities",
+		             r->window_reads_with_caps, r->window_reads);
 	if (r->retried && !r->retry_ok)
 		check_failed(what, r,
 		             "a second pam_open_session on the handle: return code %d, identity "

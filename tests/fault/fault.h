@@ -46,8 +46,9 @@ enum fault_fn {
 	F_OPENAT2,  /* syscall(SYS_openat2, ...) */
 	F_CAPGET,   /* syscall(SYS_capget, ...) */
 	F_CAPSET,   /* syscall(SYS_capset, ...) */
-	F_MUTEX,     /* pthread_mutex_timedlock */
-	F_CLOCKTIME,    /* clock_gettime */
+	F_MUTEX,    /* pthread_mutex_timedlock */
+	F_CLOCKTIME,
+	F_READLINKAT, /* clock_gettime */
 	F_GETGROUPS,
 	F_GETGROUPLIST,
 	F_SETFSUID,
@@ -95,10 +96,10 @@ struct fault_call {
 };
 
 struct fault_state {
-	bool armed;            /* counting and injecting */
-	unsigned long calls;   /* fallible calls counted since the reset */
-	unsigned long fail_at; /* the call to fail (1-based); 0: none */
-	int variant;           /* index into fault_fns[fn].v */
+	bool armed;                    /* counting and injecting */
+	unsigned long calls;           /* fallible calls counted since the reset */
+	unsigned long fail_at;         /* the call to fail (1-based); 0: none */
+	int variant;                   /* index into fault_fns[fn].v */
 	unsigned long long fail_every; /* bit mask of fns failing on every call */
 	unsigned long injected;
 	int injected_fn;
@@ -150,6 +151,7 @@ int __wrap_closedir(DIR *d);
 long __wrap_syscall(long n, ...);
 int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until);
 int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
+ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n);
 int __wrap_getgroups(int n, gid_t *list);
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
 int __wrap_setfsuid(uid_t uid);

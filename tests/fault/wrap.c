@@ -58,6 +58,7 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_CAPSET] = {"capset", {{EPERM, "EPERM"}}, 1},
     [F_MUTEX] = {"pthread_mutex_timedlock", {{ETIMEDOUT, "ETIMEDOUT"}}, 1},
     [F_CLOCKTIME] = {"clock_gettime", {{EINVAL, "EINVAL"}}, 1},
+    [F_READLINKAT] = {"readlinkat", FILEIO},
     [F_GETGROUPS] = {"getgroups", {{EINVAL, "EINVAL"}}, 1},
     [F_GETGROUPLIST] = {"getgrouplist", {{0, "-1"}}, 1},
     [F_SETFSUID] = {"setfsuid", {{0, "wrong answer"}}, 1},
@@ -459,6 +460,12 @@ int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *un
 	if (HIT(F_MUTEX))
 		return ETIMEDOUT; /* an error number, not errno */
 	return pthread_mutex_timedlock(m, until);
+}
+
+ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n)
+{
+	FAIL_IF_HIT(F_READLINKAT, -1);
+	return readlinkat(dirfd, path, buf, n);
 }
 
 int __wrap_clock_gettime(clockid_t clock, struct timespec *ts)
