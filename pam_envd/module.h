@@ -32,7 +32,7 @@ struct pe_options {
 int pe_options_parse(pam_handle_t *pamh, int argc, const char **argv, struct pe_options *opt);
 void pe_options_free(struct pe_options *opt);
 
-#define PE_SAVED_GROUPS 64 /* supplementary groups of root remembered for checks */
+#define PE_SAVED_GROUPS        64 /* supplementary groups of root remembered for checks */
 #define PE_WINDOW_WAIT_SECONDS 10 /* longest wait for another thread's window */
 
 /* Privilege window around the engine's reads of the user directory
@@ -41,9 +41,9 @@ struct pe_priv {
 	pam_handle_t *pamh;
 	const struct passwd *pw;
 	bool debug;
-	bool dropped;       /* between a successful enter and leave */
-	bool broken;        /* a regain failed: the process is not itself any more */
-	bool caps_cleared;  /* the effective capabilities are off (caps) */
+	bool dropped;      /* between a successful enter and leave */
+	bool broken;       /* a regain failed: the process is not itself any more */
+	bool caps_cleared; /* the effective capabilities are off (caps) */
 	struct envd_caps caps;
 	uid_t fsuid_before; /* the identity to come back to */
 	gid_t fsgid_before;

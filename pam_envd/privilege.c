@@ -171,8 +171,8 @@ static int leave_locked(struct pe_priv *priv)
 
 	priv->dropped = false;
 	priv->caps_cleared = false;
-	if (!caps_ok || !regained || current_fsuid() != priv->fsuid_before || current_fsgid() != priv->fsgid_before ||
-	    !groups_restored(priv)) {
+	if (!caps_ok || !regained || current_fsuid() != priv->fsuid_before ||
+	    current_fsgid() != priv->fsgid_before || !groups_restored(priv)) {
 		priv->broken = true;
 		pam_syslog(priv->pamh, LOG_CRIT,
 		           "cannot restore privileges after reading "
