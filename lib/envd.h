@@ -79,6 +79,8 @@ enum envd_code {
 	ENVD_C_LINT_EMPTY_DEFAULT,    /* ${X:-d} with X set but empty gives empty */
 	ENVD_C_LINT_EMPTY_PATH,       /* PATH-like value with an empty component */
 	ENVD_C_LINT_TRAILING_COMMENT, /* "A=1 # x": the comment is part of the value */
+	ENVD_C_LINT_USER_VALUE,       /* a system file gives a name the policy refuses
+	                               * a value that a user file controls */
 	/* tracing */
 	ENVD_C_SET, /* debug: NAME set from file:line */
 };
@@ -205,15 +207,23 @@ size_t envd_result_diag_count(const struct envd_result *res);
 
 /* ---- name policy ---- */
 
-/* A policy refuses names matching its deny globs unless they match an allow
- * glob.  Globs: '*' any run, '?' one character; case-sensitive. */
+/* Which names a user's file may set.  In order: a name matching a deny glob
+ * is refused; with an "only" list, a name matching none of it is refused
+ * (allow-list mode); a name the default list refuses (with_defaults) is
+ * refused unless it matches an allow glob.  A deny list is best effort: it
+ * names what is known to steer programs run later, and the "only" list is
+ * for sites that want certainty.  Globs: '*' any run, '?' one character;
+ * case-sensitive. */
 struct envd_policy *envd_policy_new(bool with_defaults);
 void envd_policy_free(struct envd_policy *p);
 /* Patterns separated by ',' or ':' or whitespace; returns 0 or -EINVAL/-ENOMEM. */
 int envd_policy_allow(struct envd_policy *p, const char *patterns);
 int envd_policy_deny(struct envd_policy *p, const char *patterns);
-/* Returns NULL when name is allowed, else the reason (a static string). */
-const char *envd_policy_check(const struct envd_policy *p, const char *name);
+int envd_policy_only(struct envd_policy *p, const char *patterns);
+/* Returns NULL when name may be set, else the reason (a static string).
+ * value, when not NULL, is the expanded value: the default list also
+ * refuses a TZ that names a file outside the time zone database. */
+const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value);
 
 /* Patterns are stored inline and reasons by index, so that the table needs
  * no relocation when the module is loaded. */

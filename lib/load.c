@@ -54,7 +54,8 @@ struct loader {
 	const char *file;
 	unsigned line;
 	bool user_side;
-	int fatal; /* negative errno */
+	char user_ref[128]; /* lint: a variable a user file set, referenced by the value */
+	int fatal;          /* negative errno */
 };
 
 void envd_limits_default(struct envd_limits *l)
@@ -272,6 +273,13 @@ static void on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool s
 		return;
 	memcpy(n, name, len);
 	n[len] = '\0';
+	if (set && !ld->user_side && !ld->user_ref[0]) {
+		const struct envd_store *s = &ld->res->store;
+		size_t i = envd_store_find(s, n, len);
+
+		if (i != SIZE_MAX && s->v[i].user_side)
+			memcpy(ld->user_ref, n, len + 1);
+	}
 	if (kind == ENVD_REF_PLAIN && !set)
 		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_UNSET, ld->file, ld->line, n,
 		           "$%s is not set here: it expands to nothing", n);
@@ -496,7 +504,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           name);
 		goto out;
 	}
-	if (ld->user_side && (why = envd_policy_check(cfg->policy, name))) {
+	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
 		           "%s refused: %s", name, why);
 		goto out;
@@ -510,6 +518,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		lint_raw(ld, name, value, value_len);
 	/* without a '$' the expansion is the value itself */
 	if (!(cfg->flags & ENVD_NO_EXPAND) && memchr(value, '$', value_len)) {
+		ld->user_ref[0] = '\0';
 		r = expand_value(ld, name, key_len, value, value_len);
 		if (r == -E2BIG || r == -ELOOP) {
 			r = 0;
@@ -525,8 +534,22 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           "value of %s is not valid UTF-8, skipped", name);
 		goto out;
 	}
-	if (cfg->flags & ENVD_LINT)
+	/* what depends on the value (TZ) */
+	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, v))) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
+		           "%s refused: %s", name, why);
+		goto out;
+	}
+	if (cfg->flags & ENVD_LINT) {
 		lint_value(ld, name, v, vlen);
+		if (v != value && ld->user_ref[0] &&
+		    (why = envd_policy_check(cfg->policy, name, v)))
+			envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_USER_VALUE, ld->file, line,
+			           name,
+			           "%s takes its value from $%s, which a user file sets: the user "
+			           "controls a name that user files may not set (%s)",
+			           name, ld->user_ref, why);
+	}
 	r = store_value(ld, name, key_len, h, v, vlen);
 out:
 	if (r < 0)

@@ -14,7 +14,7 @@
 
 #include "internal.h"
 
-enum { LOADER, SHELL_INIT, INTERP, IDENTITY, SERVICE };
+enum { LOADER, SHELL_INIT, INTERP, IDENTITY, SERVICE, TOOL };
 
 const char *const envd_policy_reasons[] = {
     [LOADER] = "steers the dynamic loader or libc of programs started later",
@@ -22,6 +22,8 @@ const char *const envd_policy_reasons[] = {
     [INTERP] = "makes an interpreter started later load code",
     [IDENTITY] = "impersonates the session or its identity",
     [SERVICE] = "steers services and tools run later, possibly as root",
+    [TOOL] = "makes a tool run later, possibly as root, run a command or open a path "
+             "the user chose",
 };
 
 /* In strcmp order of the patterns (a unit test checks it): a check finds
@@ -38,10 +40,16 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"FPATH", SHELL_INIT},
     {"GCONV_PATH", LOADER},
     {"GETCONF_DIR", LOADER},
-    {"GIT_CONFIG_*", INTERP},
-    {"GIT_EXEC_PATH", INTERP},
-    {"GIT_SSH", INTERP},
-    {"GIT_SSH_COMMAND", INTERP},
+    {"GIT_ASKPASS", TOOL},
+    {"GIT_CONFIG*", TOOL},
+    {"GIT_DIR", TOOL},
+    {"GIT_EXEC_PATH", TOOL},
+    {"GIT_EXTERNAL_DIFF", TOOL},
+    {"GIT_PROXY_COMMAND", TOOL},
+    {"GIT_SSH", TOOL},
+    {"GIT_SSH_COMMAND", TOOL},
+    {"GIT_TEMPLATE_DIR", TOOL},
+    {"GIT_WORK_TREE", TOOL},
     {"GLIBC_TUNABLES", LOADER},
     {"GLOBIGNORE", SHELL_INIT},
     {"HOME", IDENTITY},
@@ -53,7 +61,9 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"JOURNAL_STREAM", SERVICE},
     {"KRB5CCNAME", IDENTITY},
     {"KRB5_CONFIG", IDENTITY},
+    {"KRB5_KDC_PROFILE", TOOL},
     {"KRB5_KTNAME", IDENTITY},
+    {"KRB5_TRACE", TOOL},
     {"LD_*", LOADER},
     {"LISTEN_*", SERVICE},
     {"LOCALDOMAIN", LOADER},
@@ -68,13 +78,18 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"NODE_OPTIONS", INTERP},
     {"NODE_PATH", INTERP},
     {"NOTIFY_SOCKET", SERVICE},
+    {"NULLCMD", SHELL_INIT},
     {"OPENSSL_CONF", INTERP},
     {"OPENSSL_ENGINES", INTERP},
     {"OPENSSL_MODULES", INTERP},
+    {"PAM_*", IDENTITY},
     {"PERL5DB", INTERP},
     {"PERL5LIB", INTERP},
     {"PERL5OPT", INTERP},
+    {"PERLIO_DEBUG", TOOL},
     {"PERLLIB", INTERP},
+    {"PHPRC", INTERP},
+    {"PHP_INI_SCAN_DIR", INTERP},
     {"PS4", SHELL_INIT},
     {"PYTHONBREAKPOINT", INTERP},
     {"PYTHONEXECUTABLE", INTERP},
@@ -82,23 +97,32 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"PYTHONINSPECT", INTERP},
     {"PYTHONPATH", INTERP},
     {"PYTHONPLATLIBDIR", INTERP},
+    {"PYTHONPYCACHEPREFIX", INTERP},
     {"PYTHONSTARTUP", INTERP},
     {"PYTHONUSERBASE", INTERP},
     {"PYTHONWARNINGS", INTERP},
+    {"READNULLCMD", SHELL_INIT},
     {"RESOLV_HOST_CONF", LOADER},
     {"RES_OPTIONS", LOADER},
     {"RUBYLIB", INTERP},
     {"RUBYOPT", INTERP},
     {"SHELL", IDENTITY},
     {"SHELLOPTS", SHELL_INIT},
+    {"SSH_ASKPASS", TOOL},
     {"SSH_CLIENT", IDENTITY},
     {"SSH_CONNECTION", IDENTITY},
     {"SSH_ORIGINAL_COMMAND", IDENTITY},
     {"SSH_TTY", IDENTITY},
+    {"SSLKEYLOGFILE", TOOL},
     {"SUDO_*", IDENTITY},
     {"SYSTEMD_*", SERVICE},
     {"TCLLIBPATH", INTERP},
+    {"TERMCAP", TOOL},
+    {"TERMINFO", TOOL},
+    {"TERMINFO_DIRS", TOOL},
+    {"TERMPATH", TOOL},
     {"TMPDIR", LOADER},
+    {"TMPPREFIX", SHELL_INIT},
     {"TZDIR", LOADER},
     {"USER", IDENTITY},
     {"XDG_RUNTIME_DIR", IDENTITY},
@@ -118,7 +142,7 @@ struct pattern_list {
 
 struct envd_policy {
 	bool defaults;
-	struct pattern_list allow, deny;
+	struct pattern_list allow, deny, only;
 };
 
 /* Glob match with '*' and '?'.  The classic single-backtrack algorithm:
@@ -185,6 +209,7 @@ void envd_policy_free(struct envd_policy *p)
 		return;
 	list_free(&p->allow);
 	list_free(&p->deny);
+	list_free(&p->only);
 	free(p);
 }
 
@@ -245,17 +270,51 @@ int envd_policy_deny(struct envd_policy *p, const char *patterns)
 	return add_patterns(&p->deny, patterns);
 }
 
-const char *envd_policy_check(const struct envd_policy *p, const char *name)
+int envd_policy_only(struct envd_policy *p, const char *patterns)
+{
+	return add_patterns(&p->only, patterns);
+}
+
+/* TZ names a zone of the time zone database, or a rule.  One that names a
+ * file elsewhere (an absolute path, or a path with a ".." component) makes
+ * every program that formats a time open that file, root helpers
+ * included: a FIFO there hangs them.  sudo's env_check refuses the same. */
+static bool tz_names_file(const char *v)
+{
+	const char *c;
+
+	if (*v == ':')
+		v++;
+	if (*v == '/')
+		return true;
+	for (c = v; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == v || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
+			return true;
+	return false;
+}
+
+static bool any_match(const struct pattern_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (glob_match(l->v[i], name))
+			return true;
+	return false;
+}
+
+const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value)
 {
 	const char *reason = NULL;
 	size_t i;
 
 	if (!p)
 		return NULL;
-	/* the administrator's own denials always hold */
-	for (i = 0; i < p->deny.n; i++)
-		if (glob_match(p->deny.v[i], name))
-			return "denied by the administrator (user_deny)";
+	/* the administrator's own denials and allow list always hold */
+	if (any_match(&p->deny, name))
+		return "denied by the administrator (user_deny)";
+	if (p->only.n > 0 && !any_match(&p->only, name))
+		return "not among the names the administrator lets user files set (user_only)";
 	if (p->defaults) {
 		/* every default pattern starts with a literal character */
 		for (i = first_at_or_after((unsigned char)name[0]);
@@ -264,10 +323,11 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name)
 		     i++)
 			if (glob_match(envd_default_deny[i].pattern, name))
 				reason = envd_policy_reasons[envd_default_deny[i].reason];
+		if (!reason && value && strcmp(name, "TZ") == 0 && tz_names_file(value))
+			reason = "names a file outside the time zone database";
 	}
-	/* allow lifts only entries of the default list */
-	for (i = 0; reason && i < p->allow.n; i++)
-		if (glob_match(p->allow.v[i], name))
-			reason = NULL;
+	/* allow lifts only the defaults */
+	if (reason && any_match(&p->allow, name))
+		reason = NULL;
 	return reason;
 }

@@ -108,17 +108,15 @@ static int set_default_path(pam_handle_t *pamh, struct pe_options *opt, const ch
 	return PAM_SUCCESS;
 }
 
-static int add_policy(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
-                      const char *value, bool allow)
+/* A pattern list of user_allow=, user_deny= or user_only=: r is what the
+ * policy call returned. */
+static int policy_result(pam_handle_t *pamh, struct pe_options *opt, const char *option, int r)
 {
-	int r =
-	    allow ? envd_policy_allow(opt->policy, value) : envd_policy_deny(opt->policy, value);
-
 	if (r == -ENOMEM)
 		return PAM_BUF_ERR;
 	if (r < 0) {
 		pam_syslog(pamh, LOG_ERR, "%s: invalid pattern list; the user's files are skipped",
-		           allow ? "user_allow=" : "user_deny=");
+		           option);
 		opt->user_side_off = true;
 	}
 	return PAM_SUCCESS;
@@ -127,13 +125,22 @@ static int add_policy(pam_handle_t *pamh, struct pe_options *opt, const char *ar
 static int set_user_allow(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
                           const char *value)
 {
-	return add_policy(pamh, opt, arg, value, true);
+	return policy_result(pamh, opt, "user_allow=", envd_policy_allow(opt->policy, value));
 }
 
 static int set_user_deny(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
                          const char *value)
 {
-	return add_policy(pamh, opt, arg, value, false);
+	return policy_result(pamh, opt, "user_deny=", envd_policy_deny(opt->policy, value));
+}
+
+static int set_user_only(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
+                         const char *value)
+{
+	/* an empty list would allow everything: nothing is what it means */
+	if (strspn(value, ",: \t\n") == strlen(value))
+		return policy_result(pamh, opt, "user_only=", -EINVAL);
+	return policy_result(pamh, opt, "user_only=", envd_policy_only(opt->policy, value));
 }
 
 /* max_env=BYTES, with an optional K or M suffix (binary units).  It can only
@@ -197,6 +204,7 @@ static const struct option_row options[] = {
     ROW("default_path=", set_default_path),
     ROW("user_allow=", set_user_allow),
     ROW("user_deny=", set_user_deny),
+    ROW("user_only=", set_user_only),
     ROW("max_env=", set_max_env),
 };
 

@@ -60,7 +60,7 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 	 * promises about LD_PRELOAD on trust. */
 	if (!envd_name_valid(v->name, name_len) || memchr(v->value, '\0', v->value_len) != NULL ||
 	    name_len + 1 + v->value_len > ENVD_MAX_ENTRY_BYTES || v->name[name_len] != '\0' ||
-	    (v->user_side && envd_policy_check(opt->policy, v->name) != NULL)) {
+	    (v->user_side && envd_policy_check(opt->policy, v->name, v->value) != NULL)) {
 		char shown[PE_LOG_NAME_BYTES];
 
 		pe_log_clean(v->name, shown, sizeof(shown));

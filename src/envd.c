@@ -29,7 +29,7 @@ struct opts {
 	bool explain, inherit, no_user, no_overwrite, no_expand, no_policy;
 	int verbose; /* -1 quiet, 0 default, 1 notices, 2 debug */
 	const char *root, *user_dir, *default_path, *user;
-	const char *allow, *deny;
+	const char *allow, *deny, *only;
 };
 
 struct diag_state {
@@ -70,6 +70,8 @@ static const char usage_text[] =
     "                       (default " ENVD_DEFAULT_PATH ")\n"
     "      --user-allow=PAT lift default refusals for names matching PAT\n"
     "      --user-deny=PAT  refuse names matching PAT in user files too\n"
+    "      --user-only=PAT  take from user files only names matching PAT\n"
+    "                       (allow-list mode; the default refusals still hold)\n"
     "  -q, --quiet          no diagnostics on stderr\n"
     "  -v, --verbose        also notices (masked files); twice: tracing\n"
     "  -h, --help           this text\n"
@@ -136,7 +138,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_NO_EXPAND,
 		O_DEFAULT_PATH,
 		O_ALLOW,
-		O_DENY
+		O_DENY,
+		O_ONLY
 	};
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -150,6 +153,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"default-path", required_argument, NULL, O_DEFAULT_PATH},
 	    {"user-allow", required_argument, NULL, O_ALLOW},
 	    {"user-deny", required_argument, NULL, O_DENY},
+	    {"user-only", required_argument, NULL, O_ONLY},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -196,6 +200,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_DENY:
 			o->deny = optarg;
+			break;
+		case O_ONLY:
+			o->only = optarg;
 			break;
 		case 'q':
 			o->verbose = -1;
@@ -327,7 +334,9 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw)
 	if (!rn->policy)
 		return EXIT_FAIL;
 	if ((o->allow && envd_policy_allow(rn->policy, o->allow) < 0) ||
-	    (o->deny && envd_policy_deny(rn->policy, o->deny) < 0)) {
+	    (o->deny && envd_policy_deny(rn->policy, o->deny) < 0) ||
+	    (o->only && (strspn(o->only, ",: \t\n") == strlen(o->only) ||
+	                 envd_policy_only(rn->policy, o->only) < 0))) {
 		fprintf(stderr, "envd: invalid name pattern\n");
 		return EXIT_USAGE;
 	}

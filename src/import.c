@@ -826,7 +826,7 @@ static void note_line(struct ctx *c, const struct line *ln)
 		     "the value holds a carriage return (a CRLF line end?), as with pam_env");
 	memcpy(name, ln->var, ln->var_len);
 	name[ln->var_len] = '\0';
-	why = envd_policy_check(c->policy, name);
+	why = envd_policy_check(c->policy, name, NULL);
 	if (why)
 		note(c, "inexact",
 		     "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",

@@ -647,6 +647,39 @@ e --root="$P/r" --user-dir="$P/u" --user-deny='MY_*' show
 expect_out "--user-deny refuses more names" $'OTHER=2\n'
 expect_err_has "--user-deny: reported" "$P/u/60-deny.conf:1: error: MY_VAR refused: denied by the administrator (user_deny)"
 
+# allow-list mode: only the administrator's names, the defaults still hold
+printf 'PATH=/opt/bin:$PATH\nEDITOR=vi\nLD_PRELOAD=/x.so\nLANG=C.UTF-8\n' >"$P/u/70-only.conf"
+e --root="$P/r" --user-dir="$P/u" --user-only='PATH LANG LD_*' --user-deny='MY_*' show
+expect_out "--user-only takes only the listed names" $'PATH=/opt/bin:/usr/local/bin:/usr/bin:/bin\nLANG=C.UTF-8\n'
+expect_err_has "--user-only: others reported" "$P/u/70-only.conf:2: error: EDITOR refused: not among the names the administrator lets user files set (user_only)"
+expect_err_has "--user-only: defaults still hold" "$P/u/70-only.conf:3: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
+e --root="$P/r" --user-dir="$P/u" --user-only=', ' show
+expect_rc "--user-only with no pattern is a usage error" 2
+rm "$P/u/70-only.conf" "$P/u/60-deny.conf" "$P/u/50-system.conf"
+
+# TZ naming a file, PAM_* and tools' variables from a user file
+printf 'TZ=:/home/x/fifo\nPAM_USER=root\nGIT_DIR=/tmp/g\nGIT_EDITOR=vi\n' >"$P/u/80-tz.conf"
+e --root="$P/r" --user-dir="$P/u" show
+expect_out "TZ with a path, PAM_USER, GIT_DIR refused; GIT_EDITOR kept" $'GIT_EDITOR=vi\n'
+expect_err_has "TZ with a path: reported" "$P/u/80-tz.conf:1: error: TZ refused: names a file outside the time zone database"
+expect_err_has "PAM_USER: reported" "$P/u/80-tz.conf:2: error: PAM_USER refused: impersonates the session or its identity"
+printf 'TZ=Europe/Berlin\n' >"$P/u/80-tz.conf"
+e --root="$P/r" --user-dir="$P/u" show
+expect_out "a zone name in TZ is fine" $'TZ=Europe/Berlin\n'
+rm "$P/u/80-tz.conf"
+
+# a system file that hands a user-controlled value to a refused name
+printf 'XDG_DATA_HOME=/home/u/data\n' >"$P/u/50-data.conf"
+printf 'GCONV_PATH=${XDG_DATA_HOME}/gconv\nSAFE=${XDG_DATA_HOME}\n' >"$P/r/etc/environment.d/60-gconv.conf"
+e --root="$P/r" --user-dir="$P/u" check
+expect_rc "check: a user-controlled value in a refused name is a finding" 1
+expect_err "check: GCONV_PATH from \$XDG_DATA_HOME" "$P/r/etc/environment.d/60-gconv.conf:1: warning: GCONV_PATH takes its value from \$XDG_DATA_HOME, which a user file sets: the user controls a name that user files may not set (steers the dynamic loader or libc of programs started later)
+"
+mv "$P/r/etc/environment.d/60-gconv.conf" "$P/r/etc/environment.d/40-gconv.conf"
+e --root="$P/r" --user-dir="$P/u" check
+expect_err_lacks "check: no such finding when the system file comes first" "takes its value from"
+rm -f "$P/r/etc/environment.d/40-gconv.conf" "$P/u/50-data.conf"
+
 # files without the .conf suffix: not read, reported by check only
 N=$T/notconf
 mkroot "$N/r"

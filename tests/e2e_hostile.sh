@@ -223,14 +223,22 @@ XDG_SEAT=seat0
 XDG_VTNR=1
 XDG_SESSION_CLASS=greeter
 XDG_RUNTIME_DIR=$vh
+PAM_USER=root
+PAM_SERVICE=sshd
+GIT_DIR=$vh/repo
+TZ=:$vh/fifo
 EOF
 chown "$v:" "$ud/60-evil.conf"
 check_case "LD_PRELOAD, BASH_ENV and session identity in a user file" yes
 r=$(record "$v")
 for n in LD_PRELOAD LD_LIBRARY_PATH BASH_ENV ENV SHELLOPTS PS4 GCONV_PATH XDG_SESSION_TYPE \
-	XDG_SEAT XDG_VTNR XDG_SESSION_CLASS XDG_RUNTIME_DIR; do
+	XDG_SEAT XDG_VTNR XDG_SESSION_CLASS XDG_RUNTIME_DIR GIT_DIR TZ; do
 	expect_false "$n never reaches the helper" hasvar "$r" "$n"
 done
+# pam_exec appends its own PAM_* after the PAM environment: the first copy
+# is what getenv finds
+expect_eq "the helper's first PAM_USER is pam_exec's" "$(getvar "$r" PAM_USER)" "$v"
+expect_eq "the helper's first PAM_SERVICE is pam_exec's" "$(getvar "$r" PAM_SERVICE)" "$svc"
 [ -z "$E2E_SHIM" ] || expect_true "refusals are logged" grep -q "60-evil.conf:1: LD_PRELOAD" "$E2E_LOG"
 
 # --- homes and directories that are not what they should be -------------

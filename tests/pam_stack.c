@@ -638,6 +638,29 @@ static void t_policy_options(void **state)
 	assert_unset(env, "FOO_BAR");
 	assert_unset(env, "FOO");
 	env_free(env);
+
+	/* allow-list mode; the defaults still hold; an empty list fails
+	 * closed for the user side */
+	env = open_ok("user_only=FOO,LD_*", NULL);
+	assert_env(env, "FOO", "2");
+	assert_unset(env, "FOO_BAR");
+	assert_unset(env, "PYTHONPATH");
+	assert_unset(env, "LD_PRELOAD");
+	env_free(env);
+	log_reset();
+	env = open_ok("user_only=,", NULL);
+	assert_unset(env, "FOO");
+	assert_true(logged("user_only=: invalid pattern list"));
+	env_free(env);
+
+	/* PAM_*, tools' variables and a TZ naming a file */
+	put(UDIR "/b.conf", "PAM_USER=root\nGIT_DIR=/tmp/g\nTZ=:/tmp/fifo\nGIT_PAGER=less\n");
+	env = open_ok("", NULL);
+	assert_unset(env, "PAM_USER");
+	assert_unset(env, "GIT_DIR");
+	assert_unset(env, "TZ");
+	assert_env(env, "GIT_PAGER", "less");
+	env_free(env);
 }
 
 /* ---- options ---- */
@@ -1054,6 +1077,7 @@ static void t_agrees_with_envd(void **state)
 	agree_once("nooverwrite noexpand", "--no-overwrite --no-expand", NULL);
 	agree_once("user_allow=LD_PRELOAD", "--user-allow=LD_PRELOAD", NULL);
 	agree_once("user_deny=EDITOR", "--user-deny=EDITOR", NULL);
+	agree_once("user_only=EDITOR:PATH", "--user-only=EDITOR:PATH", NULL);
 }
 
 int main(void)

@@ -22,7 +22,7 @@ static struct envd_policy *policy(bool defaults, const char *allow, const char *
 
 #define assert_refused(p, name)                                                                    \
 	do {                                                                                       \
-		const char *why_ = envd_policy_check((p), (name));                                 \
+		const char *why_ = envd_policy_check((p), (name), NULL);                           \
 		if (!why_)                                                                         \
 			fail_msg("%s should be refused", (name));                                  \
 		assert_true(why_[0] != '\0');                                                      \
@@ -30,7 +30,7 @@ static struct envd_policy *policy(bool defaults, const char *allow, const char *
 
 #define assert_allowed(p, name)                                                                    \
 	do {                                                                                       \
-		const char *why_ = envd_policy_check((p), (name));                                 \
+		const char *why_ = envd_policy_check((p), (name), NULL);                           \
 		if (why_)                                                                          \
 			fail_msg("%s should be allowed, refused: %s", (name), why_);               \
 	} while (0)
@@ -84,10 +84,10 @@ static void test_default_entries_each_refused(void **state)
 
 		assert_true(e->pattern[0] != '\0');
 		assert_non_null(memchr(e->pattern, '\0', sizeof(e->pattern))); /* terminated */
-		assert_true(e->reason < 5);
+		assert_true(e->reason < 6);
 		assert_true(envd_policy_reasons[e->reason][0] != '\0');
 		instance(name, sizeof(name), e->pattern, false);
-		why = envd_policy_check(p, name);
+		why = envd_policy_check(p, name, NULL);
 		if (!why)
 			fail_msg("%s (entry %s) is not refused", name, e->pattern);
 		if (strchr(e->pattern, '*') || strchr(e->pattern, '?')) {
@@ -133,6 +133,88 @@ static void test_documented_names_refused(void **state)
 }
 
 /* Ordinary names, and near misses of default entries, pass. */
+/* Names that make root tools run commands or open user-chosen paths, and
+ * PAM_* (pam_exec appends its own after the environment; getenv finds the
+ * first); and what only steers interactive use, which stays allowed. */
+static void test_tools_and_pam_names(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "PAM_USER", "PAM_RHOST", "PAM_SERVICE", "PAM_TYPE", "PAM_TTY", "PAM_RUSER", "PAM_",
+	    "GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+	    "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0",
+	    "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_ASKPASS",
+	    "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_SSH", "TERMINFO",
+	    "TERMINFO_DIRS", "TERMCAP", "TERMPATH", "SSLKEYLOGFILE", "KRB5_TRACE", "KRB5_CONFIG",
+	    "KRB5_KDC_PROFILE", "PERLIO_DEBUG", "PHPRC", "PHP_INI_SCAN_DIR", "PYTHONPYCACHEPREFIX",
+	    "NULLCMD", "READNULLCMD", "TMPPREFIX",
+	};
+	static const char *const allowed[] = {
+	    "GIT_EDITOR", "GIT_PAGER", "GIT_AUTHOR_NAME", "LESS", "GTK_MODULES", "QT_PLUGIN_PATH",
+	    "EDITOR", "PAGER", "TZ", "TERM", "PAMPHLET", "SSH_AUTH_SOCK",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
+/* TZ from a user file may name a zone or a rule, not a file elsewhere. */
+static void test_tz_value(void **state)
+{
+	static const char *const bad[] = {"/etc/shadow",    ":/home/u/fifo", "../../home/u/x",
+	                                  "Europe/../../x", ":..",           "a/.."};
+	static const char *const good[] = {
+	    "Europe/Berlin", ":Europe/Berlin", "UTC", "", "CET-1CEST,M3.5.0,M10.5.0/3",
+	    "a..b",          "..a/b"};
+	struct envd_policy *p = policy(true, NULL, NULL), *lifted = policy(true, "TZ", NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(bad); i++) {
+		const char *why = envd_policy_check(p, "TZ", bad[i]);
+
+		if (why == NULL)
+			fail_msg("TZ=%s should be refused", bad[i]);
+		assert_non_null(strstr(why, "time zone"));
+		assert_null(envd_policy_check(lifted, "TZ", bad[i]));
+		assert_null(envd_policy_check(p, "NOT_TZ", bad[i]));
+	}
+	for (i = 0; i < TU_LEN(good); i++)
+		if (envd_policy_check(p, "TZ", good[i]) != NULL)
+			fail_msg("TZ=%s should be allowed", good[i]);
+	envd_policy_free(p);
+	envd_policy_free(lifted);
+}
+
+/* Allow-list mode: only the administrator's names, the defaults and the
+ * administrator's denials still apply within them. */
+static void test_only_list(void **state)
+{
+	struct envd_policy *p = policy(true, NULL, "MY_SECRET");
+	const char *why;
+
+	(void)state;
+	assert_int_equal(envd_policy_only(p, "PATH LANG LC_* MY_* LD_PRELOAD"), 0);
+	assert_allowed(p, "PATH");
+	assert_allowed(p, "LC_ALL");
+	assert_allowed(p, "MY_VAR");
+	why = envd_policy_check(p, "EDITOR", NULL);
+	assert_true(why != NULL && strstr(why, "user_only") != NULL);
+	why = envd_policy_check(p, "LD_PRELOAD", NULL); /* listed, but a default refusal */
+	assert_true(why != NULL && strstr(why, "user_only") == NULL);
+	why = envd_policy_check(p, "MY_SECRET", NULL);
+	assert_true(why != NULL && strstr(why, "user_deny") != NULL);
+	assert_int_equal(envd_policy_only(p, "BAD-NAME"), -EINVAL);
+	envd_policy_free(p);
+}
+
 static void test_ordinary_names_allowed(void **state)
 {
 	/* clang-format off */
@@ -162,7 +244,7 @@ static void test_no_defaults_and_no_policy(void **state)
 	assert_allowed(p, "LD_PRELOAD");
 	assert_allowed(p, "BASH_ENV");
 	envd_policy_free(p);
-	assert_null(envd_policy_check(NULL, "LD_PRELOAD"));
+	assert_null(envd_policy_check(NULL, "LD_PRELOAD", NULL));
 	envd_policy_free(NULL);
 }
 
@@ -195,7 +277,7 @@ static void test_globs(void **state)
 	(void)state;
 	for (i = 0; i < TU_LEN(cases); i++) {
 		struct envd_policy *p = policy(false, NULL, cases[i].pattern);
-		bool refused = envd_policy_check(p, cases[i].name) != NULL;
+		bool refused = envd_policy_check(p, cases[i].name, NULL) != NULL;
 
 		if (refused != cases[i].match)
 			fail_msg("pattern %s, name %s: expected %s", cases[i].pattern,
@@ -272,7 +354,7 @@ static void test_admin_deny_wins(void **state)
 	assert_refused(p, "PATH");
 	assert_allowed(p, "PAGER");
 	/* its reason is not one of the default reasons */
-	why = envd_policy_check(p, "EDITOR");
+	why = envd_policy_check(p, "EDITOR", NULL);
 	for (i = 0; envd_default_deny[i].pattern[0]; i++)
 		assert_string_not_equal(why, envd_policy_reasons[envd_default_deny[i].reason]);
 	envd_policy_free(p);
@@ -326,6 +408,9 @@ int main(void)
 	    cmocka_unit_test(test_default_list_sorted),
 	    cmocka_unit_test(test_default_entries_each_refused),
 	    cmocka_unit_test(test_documented_names_refused),
+	    cmocka_unit_test(test_tools_and_pam_names),
+	    cmocka_unit_test(test_tz_value),
+	    cmocka_unit_test(test_only_list),
 	    cmocka_unit_test(test_ordinary_names_allowed),
 	    cmocka_unit_test(test_no_defaults_and_no_policy),
 	    cmocka_unit_test(test_globs),

@@ -146,7 +146,7 @@ static void check_result(const struct envd_config *cfg, const struct envd_result
 		           v->file ? v->file : "(null)");
 		FUZZ_CHECK(v->line >= 1, "%s: line %u", v->name, v->line);
 		if (user_side && cfg->policy)
-			FUZZ_CHECK(envd_policy_check(cfg->policy, v->name) == NULL,
+			FUZZ_CHECK(envd_policy_check(cfg->policy, v->name, v->value) == NULL,
 			           "%s from the user directory passed a policy that refuses it",
 			           v->name);
 		FUZZ_CHECK(envd_result_get(res, v->name) == v, "%s: envd_result_get finds another",
