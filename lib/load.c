@@ -358,34 +358,47 @@ static void lint_value(struct loader *ld, const char *name, const char *v, size_
 		           name);
 }
 
-static void describe_key(char *out, size_t outsz, const char *key, size_t len)
-{
-	/* only printable ASCII of an invalid name reaches a log */
-	size_t i, j = 0;
+#define SHOWN_PREFIX 16 /* bytes of an invalid name that a diagnostic shows */
 
-	for (i = 0; i < len && j + 4 < outsz; i++)
-		out[j++] = (key[i] >= 0x20 && key[i] < 0x7f) ? key[i] : '?';
-	if (i < len) {
-		out[j++] = '.';
-		out[j++] = '.';
-		out[j++] = '.';
-	}
-	out[j] = '\0';
+/* What may be shown of an invalid name: only its leading run of name
+ * characters, at most SHOWN_PREFIX bytes.  A malformed line can hold a
+ * secret ("TOKEN VALSECRET1=x" has the key "TOKEN VALSECRET1"), and the
+ * run stops before the first byte that made the name invalid. */
+static void describe_key(char *out, const char *key, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && n < SHOWN_PREFIX &&
+	       ((key[n] >= 'A' && key[n] <= 'Z') || (key[n] >= 'a' && key[n] <= 'z') ||
+	        (key[n] >= '0' && key[n] <= '9') || key[n] == '_'))
+		n++;
+	memcpy(out, key, n);
+	out[n] = '\0';
 }
 
 static int bad_name(struct loader *ld, const char *key, size_t len)
 {
-	char shown[64];
+	char shown[SHOWN_PREFIX + 1];
 
 	if (len > 7 && memcmp(key, "export", 6) == 0 && (key[6] == ' ' || key[6] == '\t')) {
-		describe_key(shown, sizeof(shown), key, len);
+		size_t skip = 7;
+
+		while (skip < len && (key[skip] == ' ' || key[skip] == '\t'))
+			skip++;
+		describe_key(shown, key + skip, len - skip);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_EXPORT, ld->file, ld->line, NULL,
-		           "\"%s\": environment.d has no \"export\"; write NAME=VALUE", shown);
+		           "\"export %s%s\": environment.d has no \"export\"; write NAME=VALUE",
+		           shown, strlen(shown) < len - skip ? "..." : "");
 		return 0;
 	}
-	describe_key(shown, sizeof(shown), key, len);
-	envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
-	           "invalid variable name \"%s\", ignored", shown);
+	describe_key(shown, key, len);
+	if (shown[0])
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+		           "invalid variable name of %zu bytes, starting \"%s\"%s; ignored", len,
+		           shown, strlen(shown) < len ? " (the rest not shown)" : "");
+	else
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+		           "invalid variable name of %zu bytes; ignored", len);
 	return 0;
 }
 

@@ -1926,7 +1926,11 @@ static void test_no_value_in_diagnostics(void **state)
 	        "MYPATH=s3cr3t::x\n"
 	        "W=s3cr3t # comment\n"
 	        "D=s3cr3t%s\n"
-	        "L=s3cr3ts3cr3ts3cr3t\n",
+	        "L=s3cr3ts3cr3ts3cr3t\n"
+	        "TOKEN s3cr3t=x\n"
+	        "TOKEN\ts3cr3t=x\n"
+	        "export TOKEN s3cr3t=x\n"
+	        "TOKEN-s3cr3t=x\n",
 	        deep);
 	tu_tree_init(&t);
 	tu_write(t.user, "a.conf", buf);
