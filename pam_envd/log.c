@@ -18,7 +18,6 @@ void pe_log_init(struct pe_log *log, pam_handle_t *pamh, bool debug)
 	log->pamh = pamh;
 	log->debug = debug;
 	log->logged = 0;
-	log->dropped = 0;
 	log->max = debug ? SIZE_MAX : PE_LOG_MAX_LINES;
 }
 
@@ -78,10 +77,12 @@ void pe_log_diag(const struct envd_diag *d, void *data)
 
 	if (prio < 0)
 		return;
-	if (log->logged >= log->max) {
-		log->dropped++;
+	/* the engine's own "further ones suppressed" line is not a problem of
+	 * the files: pe_log_finish reports the real count instead */
+	if (d->code == ENVD_C_LIMIT && d->file == NULL && d->name == NULL)
 		return;
-	}
+	if (log->logged >= log->max)
+		return;
 	log->logged++;
 	name[0] = '\0';
 	if (d->name != NULL)
@@ -98,10 +99,10 @@ void pe_log_diag(const struct envd_diag *d, void *data)
 		pam_syslog(log->pamh, prio, "%s%s%s", name, sep, msg);
 }
 
-void pe_log_finish(struct pe_log *log)
+void pe_log_finish(struct pe_log *log, size_t total)
 {
-	if (log->dropped > 0)
+	if (total > log->logged)
 		pam_syslog(log->pamh, LOG_WARNING,
 		           "%zu more problems with environment files not logged (limit %zu)",
-		           log->dropped, log->max);
+		           total - log->logged, log->max);
 }

@@ -63,15 +63,16 @@ int pe_priv_finish(struct pe_priv *priv);
 struct pe_log {
 	pam_handle_t *pamh;
 	bool debug;
-	size_t logged;  /* lines sent to syslog */
-	size_t dropped; /* lines over max, not sent */
-	size_t max;     /* lines allowed per load */
+	size_t logged; /* the engine's diagnostics sent to syslog */
+	size_t max;    /* lines allowed per load */
 };
 #define PE_LOG_MAX_LINES  100u
 #define PE_LOG_NAME_BYTES 300u /* a variable name as logged; longer ones end in "..." */
 void pe_log_init(struct pe_log *log, pam_handle_t *pamh, bool debug);
 void pe_log_diag(const struct envd_diag *diag, void *data); /* envd_diag_fn */
-void pe_log_finish(struct pe_log *log);
+/* Logs how many of total diagnostics (envd_result_diag_count, which counts
+ * those the engine itself suppressed too) were not logged. */
+void pe_log_finish(struct pe_log *log, size_t total);
 /* Copies s into out (size outsz), replacing bytes that are not printable
  * ASCII by \xNN, so that a user-chosen file name cannot forge log lines. */
 void pe_log_clean(const char *s, char *out, size_t outsz);

@@ -223,7 +223,6 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		rc = PAM_SYSTEM_ERR;
 		goto out;
 	}
-	pe_log_finish(&log);
 	if (r < 0) {
 		pam_syslog(pamh, LOG_ERR, "loading failed: %s",
 		           r == -ENOMEM   ? "out of memory"
@@ -232,6 +231,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		rc = r == -ENOMEM ? PAM_BUF_ERR : PAM_SYSTEM_ERR;
 		goto out;
 	}
+	pe_log_finish(&log, envd_result_diag_count(res));
 	rc = write_result(pamh, &opt, res, cfg.limits.result_bytes);
 out:
 	envd_result_free(res);
