@@ -178,8 +178,17 @@ void print_files(FILE *out, const struct envd_result *res, const char *prefix)
 
 	for (i = 0; i < n; i++) {
 		const struct envd_file *f = envd_result_file(res, i);
+		const struct envd_file *next = i + 1 < n ? envd_result_file(res, i + 1) : NULL;
+		const char *state = file_state_name(f->state);
 
-		fprintf(out, "%s%-7s ", prefix, file_state_name(f->state));
+		/* the files a file masks follow it: an empty file with none
+		 * below it masks nothing, it is only empty */
+		if (f->state == ENVD_FILE_MASKS && f->reason &&
+		    strcmp(f->reason, "empty file") == 0 &&
+		    !(next && next->state == ENVD_FILE_MASKED &&
+		      strcmp(next->masked_by, f->path) == 0))
+			state = "empty";
+		fprintf(out, "%s%-7s ", prefix, state);
 		print_text(out, f->path);
 		if (f->state == ENVD_FILE_MASKED) {
 			fputs(" (by ", out);

@@ -557,6 +557,16 @@ ok "files: the system file is masked by the empty file" \
 ok "files: an empty file is in state 'masks' (envd.h), not 'used'" \
 	grep -qE "^masks   $M/u/40-empty\.conf( \(.*\))?\$" "$T/out"
 
+# an empty file with nothing of its name below (Debian's 99-environment.conf
+# when /etc/environment is empty) is only empty
+printf 'X=1\n' >"$M/r/etc/environment.d/40-empty.conf"
+: >"$M/r/usr/lib/environment.d/99-environment.conf"
+e --root="$M/r" --user-dir="$M/u" files
+ok "files: an empty file that masks nothing is 'empty'" \
+	grep -qxF "empty   $M/r/usr/lib/environment.d/99-environment.conf (empty file)" "$T/out"
+ok "files: an empty file that masks a file is still 'masks'" \
+	grep -qxF "masks   $M/u/40-empty.conf (empty file)" "$T/out"
+
 # ---- envd check ----------------------------------------------------------------
 C=$T/check
 mkroot "$C/r"
