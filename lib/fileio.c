@@ -1,31 +1,15 @@
 /* fileio.c - opening directories and files that someone else may control.
  *
- * Threat model (SECURITY.md).  pam_envd runs as root inside sshd, login and
- * display managers and reads files that an unprivileged user controls.  The
- * attackers are (1) the user whose session opens, who controls everything
- * under their home: symlinks, FIFOs, devices, huge or endless files, hostile
- * syntax and names; (2) another local user who can write somewhere along
- * that path; (3) anyone trying to make a root process read a file for them
- * (a symlink to /etc/shadow, /proc/self/environ, a device).
- *
- * The rules this file enforces:
- *  - MUST NOT touch the user's side with root privileges.  The caller's
- *    enter_user/leave_user hooks drop file-system privileges around every
- *    call into the user directory (see load.c), so the kernel's own checks
- *    stop symlinks to files the user cannot read, on NFS root_squash too.
- *  - MUST check what was opened, on the descriptor (fstat/fstatfs), never by
- *    path: directories and files owned by the allowed owners and writable by
- *    nobody else; regular files only; no pseudo file systems.  A path-based
- *    look beforehand (fstatat) is only a filter that spares opening devices
- *    and FIFOs at all; the descriptor check decides.
- *  - MUST open with O_NONBLOCK|O_NOCTTY|O_CLOEXEC so that a FIFO or a
- *    device can neither block a login nor become its terminal.
- *  - MUST read with a cap and never trust st_size (/proc reports 0).
- *  - On the user side, every directory above the user directory (found by
- *    walking "..", so symlinks along the way cannot hide one) must belong to
- *    root or the user and be writable by nobody else, except root-owned
- *    sticky directories such as /tmp, as OpenSSH's StrictModes requires of a
- *    home.
+ * SECURITY.md has the threat model and the rules.  This file enforces the
+ * ones about paths and files: the user directory is walked one component
+ * at a time (links planted in sticky directories and /proc magic links are
+ * not followed), other paths open through openat2 without magic links;
+ * every directory and file is checked on its descriptor (owner, mode,
+ * type, file system), never by path, and so are the directories above the
+ * user directory; files open O_NONBLOCK|O_NOCTTY|O_CLOEXEC and are read
+ * with a cap, never trusting st_size.  The caller's privilege window
+ * (load.c's enter_user/leave_user) makes every access to the user side
+ * with the user's rights.
  */
 #include "config.h"
 

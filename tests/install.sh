@@ -3,7 +3,7 @@
 #
 # 1. `make install DESTDIR=...` installs exactly the expected files, nothing
 #    more: envd in bindir, pam_envd.so (no libtool archive) in the securedir
-#    configure chose, the three manual pages, README.md and every file of
+#    configure chose, the three manual pages, README.md, SECURITY.md and every file of
 #    examples/ in docdir.  The list is computed here from the directories
 #    configure set, so a missing or an unexpected file fails.  Then
 #    `make uninstall DESTDIR=...` must leave no file and no directory of
@@ -96,6 +96,7 @@ expected() {
 	echo "$(dir_of man5dir "$d")/pam_envd-environment.d.5"
 	echo "$(dir_of man8dir "$d")/pam_envd.8"
 	echo "$doc/README.md"
+	echo "$doc/SECURITY.md"
 	(cd "$top_srcdir" && find examples -type f) | sed "s|^|$doc/|"
 }
 
