@@ -16,6 +16,7 @@
 #include "output.h"
 #include "privs.h"
 #include "import.h"
+#include "reapply.h"
 
 extern char **environ;
 
@@ -30,6 +31,7 @@ struct opts {
 	int verbose; /* -1 quiet, 0 default, 1 notices, 2 debug */
 	const char *root, *user_dir, *default_path, *user;
 	const char *allow, *deny, *only;
+	const char *reapply; /* show --reapply=NAMES */
 };
 
 struct diag_state {
@@ -72,6 +74,11 @@ static const char usage_text[] =
     "      --user-deny=PAT  refuse names matching PAT in user files too\n"
     "      --user-only=PAT  take from user files only names matching PAT\n"
     "                       (allow-list mode; the default refusals still hold)\n"
+    "      --reapply=NAMES  show: only the NAMEs (comma-separated), each composed\n"
+    "                       over its value in envd's environment, and only where\n"
+    "                       that value is not already the files' result over some\n"
+    "                       value; implies --inherit (for login shells:\n"
+    "                       eval \"$(envd -q show --reapply=PATH --format=shell)\")\n"
     "  -q, --quiet          no diagnostics on stderr\n"
     "  -v, --verbose        also notices (masked files); twice: tracing\n"
     "  -h, --help           this text\n"
@@ -139,7 +146,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_DEFAULT_PATH,
 		O_ALLOW,
 		O_DENY,
-		O_ONLY
+		O_ONLY,
+		O_REAPPLY
 	};
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -154,6 +162,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"user-allow", required_argument, NULL, O_ALLOW},
 	    {"user-deny", required_argument, NULL, O_DENY},
 	    {"user-only", required_argument, NULL, O_ONLY},
+	    {"reapply", required_argument, NULL, O_REAPPLY},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -204,6 +213,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_ONLY:
 			o->only = optarg;
 			break;
+		case O_REAPPLY:
+			o->reapply = optarg;
+			o->inherit = true;
+			break;
 		case 'q':
 			o->verbose = -1;
 			break;
@@ -242,6 +255,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return usage_error("too many arguments", argv[optind]);
 	if (o->explain && (o->format == FORMAT_SHELL || o->format == FORMAT_NUL))
 		return usage_error("--explain goes with --format=env or json", NULL);
+	if (o->reapply && (o->cmd != CMD_SHOW || o->explain))
+		return usage_error("--reapply goes with show, without --explain", NULL);
 	if (o->user_dir && o->user_dir[0] != '/')
 		return usage_error("--user-dir needs an absolute path", o->user_dir);
 	if (o->root && o->root[0] != '/')
@@ -281,9 +296,12 @@ struct run {
 	struct diag_state ds;
 };
 
-static int setup(struct run *rn, const struct opts *o, const struct passwd *pw)
+static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
+                 const struct reapply *ra)
 {
-	const char *const *env = o->inherit ? (const char *const *)environ : NULL;
+	const char *const *env = ra->env      ? ra->env
+	                         : o->inherit ? (const char *const *)environ
+	                                      : NULL;
 	struct stat st;
 	int r;
 
@@ -355,6 +373,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	struct run rn = {0};
+	struct reapply ra = {0};
 	struct envd_result *res = NULL;
 	struct passwd *pw;
 	int rc, r;
@@ -369,7 +388,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");
 		return EXIT_FAIL;
 	}
-	rc = setup(&rn, &o, pw);
+	if (o.reapply) {
+		r = reapply_init(&ra, o.reapply, environ);
+		if (r == -EINVAL)
+			rc = usage_error("--reapply needs shell variable names separated by ','",
+			                 o.reapply);
+		else if (r < 0)
+			rc = EXIT_FAIL;
+	}
+	if (rc == EXIT_OK)
+		rc = setup(&rn, &o, pw, &ra);
 	if (rc == EXIT_OK) {
 		r = envd_load(&rn.cfg, &res);
 		if (r < 0) {
@@ -378,7 +406,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (rc == EXIT_OK) {
-		if (o.cmd == CMD_SHOW)
+		if (o.cmd == CMD_SHOW && o.reapply) {
+			if (reapply_print(stdout, &ra, res, o.format) < 0)
+				rc = EXIT_FAIL;
+		} else if (o.cmd == CMD_SHOW)
 			print_result(stdout, res, o.format, o.explain);
 		else if (o.cmd == CMD_FILES)
 			print_files(stdout, res, "");
@@ -390,6 +421,7 @@ int main(int argc, char **argv)
 		}
 	}
 	envd_result_free(res);
+	reapply_free(&ra);
 	envd_policy_free(rn.policy);
 	free(rn.base);
 	free(rn.user_dir);

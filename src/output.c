@@ -200,6 +200,46 @@ void print_files(FILE *out, const struct envd_result *res, const char *prefix)
 	}
 }
 
+void print_var(FILE *out, enum out_format f, bool first, const char *name, const char *value,
+               size_t len)
+{
+	switch (f) {
+	case FORMAT_ENV:
+		fprintf(out, "%s=", name);
+		fwrite(value, 1, len, out);
+		fputc('\n', out);
+		break;
+	case FORMAT_NUL:
+		fprintf(out, "%s=", name);
+		fwrite(value, 1, len, out);
+		fputc('\0', out);
+		break;
+	case FORMAT_SHELL:
+		fprintf(out, "export %s=", name);
+		shell_quote(out, value, len);
+		fputc('\n', out);
+		break;
+	case FORMAT_JSON:
+		fputs(first ? "\n" : ",\n", out);
+		json_cstr(out, name);
+		fputc(':', out);
+		json_string(out, value, len);
+		break;
+	}
+}
+
+void print_begin(FILE *out, enum out_format f)
+{
+	if (f == FORMAT_JSON)
+		fputc('{', out);
+}
+
+void print_end(FILE *out, enum out_format f, size_t n)
+{
+	if (f == FORMAT_JSON)
+		fputs(n ? "\n}\n" : "}\n", out);
+}
+
 void print_result(FILE *out, const struct envd_result *res, enum out_format f, bool explain)
 {
 	size_t i, n = envd_result_count(res);
@@ -208,8 +248,7 @@ void print_result(FILE *out, const struct envd_result *res, enum out_format f, b
 		print_json_explained(out, res);
 		return;
 	}
-	if (f == FORMAT_JSON)
-		fputc('{', out);
+	print_begin(out, f);
 	for (i = 0; i < n; i++) {
 		const struct envd_var *v = envd_result_var(res, i);
 
@@ -218,32 +257,9 @@ void print_result(FILE *out, const struct envd_result *res, enum out_format f, b
 			print_text(out, v->file);
 			fprintf(out, ":%u\n", v->line);
 		}
-		switch (f) {
-		case FORMAT_ENV:
-			fprintf(out, "%s=", v->name);
-			fwrite(v->value, 1, v->value_len, out);
-			fputc('\n', out);
-			break;
-		case FORMAT_NUL:
-			fprintf(out, "%s=", v->name);
-			fwrite(v->value, 1, v->value_len, out);
-			fputc('\0', out);
-			break;
-		case FORMAT_SHELL:
-			fprintf(out, "export %s=", v->name);
-			shell_quote(out, v->value, v->value_len);
-			fputc('\n', out);
-			break;
-		case FORMAT_JSON:
-			fputs(i ? ",\n" : "\n", out);
-			json_cstr(out, v->name);
-			fputc(':', out);
-			json_string(out, v->value, v->value_len);
-			break;
-		}
+		print_var(out, f, i == 0, v->name, v->value, v->value_len);
 	}
-	if (f == FORMAT_JSON)
-		fputs(n ? "\n}\n" : "}\n", out);
+	print_end(out, f, n);
 	if (explain) {
 		fputs("# files, in the order they are read:\n", out);
 		print_files(out, res, "#   ");

@@ -11,6 +11,12 @@ enum out_format { FORMAT_ENV, FORMAT_SHELL, FORMAT_JSON, FORMAT_NUL };
 int parse_format(const char *s, enum out_format *f);
 void print_result(FILE *out, const struct envd_result *res, enum out_format f, bool explain);
 void print_files(FILE *out, const struct envd_result *res, const char *prefix);
+/* One variable; first: the first of the output (json's separators). */
+void print_var(FILE *out, enum out_format f, bool first, const char *name, const char *value,
+               size_t len);
+/* What goes before the first and after the last of n variables. */
+void print_begin(FILE *out, enum out_format f);
+void print_end(FILE *out, enum out_format f, size_t n);
 const char *file_state_name(enum envd_file_state s);
 void print_text(FILE *out, const char *s);
 

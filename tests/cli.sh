@@ -869,6 +869,68 @@ expect_out "--inherit --no-overwrite keeps the process's variables" "X=xdg|bar
 BAR=file
 "
 
+# ---- show --reapply: the login shell snippet's composition ----------------------
+RA=$T/reapply
+mkroot "$RA/r"
+mkdir -p "$RA/u"
+cat >"$RA/u/10-path.conf" <<'EOF'
+PATH=$HOME/.local/bin:$PATH:/opt/tail
+XDG_DATA_DIRS=$HOME/share${XDG_DATA_DIRS:+:$XDG_DATA_DIRS}
+TWICE=$TWICE:mid:$TWICE
+FIXED=/only/this
+QUOTES=it's "$HOME" `id` $$(id) \\ end
+EOF
+printf 'MULTI="one\ntwo'"'"'three"\n' >"$RA/u/20-multi.conf"
+ra() {
+	e_env -i HOME=/h "$@" -- --root="$RA/r" --user-dir="$RA/u" show --format=shell \
+		--reapply=PATH,XDG_DATA_DIRS,TWICE,FIXED,QUOTES,MULTI
+}
+ra PATH=/usr/bin:/bin XDG_DATA_DIRS=/usr/share TWICE=t FIXED=/else
+expect_rc "reapply over values a profile replaced" 0
+expect_out "reapply over values a profile replaced" "export PATH='/h/.local/bin:/usr/bin:/bin:/opt/tail'
+export XDG_DATA_DIRS='/h/share:/usr/share'
+export TWICE='t:mid:t'
+export FIXED='/only/this'
+export QUOTES='it'\''s \"/h\" \`id\` \$(id) \\ end'
+export MULTI='one
+two'\''three'
+"
+# what the module gave the login, untouched: nothing again
+ra PATH=/h/.local/bin:/x:/opt/tail XDG_DATA_DIRS=/h/share:/y TWICE=a:mid:a FIXED=/only/this \
+	QUOTES='it'\''s "/h" `id` $(id) \ end' MULTI="one
+two'three"
+expect_rc "reapply over the login's values" 0
+expect_no_out "reapply over the login's values: nothing applied twice"
+# unset and empty names get no stand-in: ${X:+...} sees them as they are
+# (set though empty, as for systemd)
+ra PATH=/h/.local/bin:/x:/opt/tail XDG_DATA_DIRS=
+expect_out "reapply: empty and unset names" "export XDG_DATA_DIRS='/h/share:'
+export TWICE=':mid:'
+export FIXED='/only/this'
+export QUOTES='it'\''s \"/h\" \`id\` \$(id) \\ end'
+export MULTI='one
+two'\''three'
+"
+# evaluated by sh: the values arrive byte for byte, nothing runs
+ra PATH=/usr/bin XDG_DATA_DIRS=/usr/share
+if out=$(env -i PATH=/usr/bin:/bin sh -c '. "$1" && printf "%s|%s|%s" "$QUOTES" "$MULTI" "$PATH"' sh "$T/out") &&
+	[ "$out" = 'it'\''s "/h" `id` $(id) \ end|one
+two'\''three|/h/.local/bin:/usr/bin:/opt/tail' ]; then
+	pass "reapply: shell output evaluated by sh gives the values"
+else
+	fail "reapply: shell output evaluated by sh gives the values" "got: $out"
+fi
+# the snippet's command over its own result: a fixed point
+e_env -i HOME=/h PATH=/h/.local/bin:/usr/bin:/opt/tail -- --root="$RA/r" --user-dir="$RA/u" \
+	show --format=shell --reapply=PATH
+expect_no_out "reapply twice: the second run changes nothing"
+e_env -i HOME=/h PATH=/usr/bin -- --root="$RA/r" --user-dir="$RA/u" show --format=env --reapply=NOPE
+expect_no_out "reapply: a name the files do not set is left out"
+usage_case "--reapply with a bad name" show --reapply='A;B'
+usage_case "--reapply with an empty name" show --reapply=PATH,,X
+usage_case "--reapply with check" check --reapply=PATH
+usage_case "--reapply with --explain" show --explain --reapply=PATH
+
 # ---- USER argument --------------------------------------------------------------
 W=$T/who
 mkroot "$W/r"

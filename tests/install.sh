@@ -77,6 +77,7 @@ envd-print-dirs:
 	@echo "man5dir=$(man5dir)"
 	@echo "man8dir=$(man8dir)"
 	@echo "docdir=$(docdir)"
+	@echo "profiledir=$(profiledir)"
 	@echo "module=$(pammoduleexec_LTLIBRARIES)"
 EOF
 	"$MAKE_CMD" -s --no-print-directory -C "$top_builddir" -f Makefile -f "$TMP/dirs.mk" \
@@ -92,6 +93,7 @@ expected() {
 	if [ -n "$(dir_of module "$d")" ]; then
 		echo "$(dir_of securedir "$d")/pam_envd.so"
 	fi
+	echo "$(dir_of profiledir "$d")/pam_envd.sh"
 	echo "$(dir_of man1dir "$d")/envd.1"
 	echo "$(dir_of man5dir "$d")/pam_envd-environment.d.5"
 	echo "$(dir_of man8dir "$d")/pam_envd.8"
@@ -223,7 +225,8 @@ snapshot() {
 	local d
 	for d in "$(dir_of bindir "$TMP/sys-dirs")" "$(dir_of securedir "$TMP/sys-dirs")" \
 		"$(dir_of man1dir "$TMP/sys-dirs")" "$(dir_of man5dir "$TMP/sys-dirs")" \
-		"$(dir_of man8dir "$TMP/sys-dirs")" "${sys_doc%/*}"; do
+		"$(dir_of man8dir "$TMP/sys-dirs")" "$(dir_of profiledir "$TMP/sys-dirs")" \
+		"${sys_doc%/*}"; do
 		[ -d "$d" ] && find "$d" -mindepth 1 -maxdepth 1 \( -type d -printf '%p/\n' -o -print \)
 	done
 	[ -d "$sys_doc" ] && find "$sys_doc" \( -type d -printf '%p/\n' -o -print \)

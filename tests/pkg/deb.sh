@@ -1,0 +1,338 @@
+#!/bin/bash
+# tests/pkg/deb.sh OUT - the Debian packages, built and used for real.
+#
+# 1. dpkg-buildpackage -us -uc -b in OUT/src, a copy of the source tree's
+#    files (the tracked ones and new ones not ignored), unless OUT already
+#    holds the .debs of this version (./dev test builds them once).
+# 2. lintian on the .debs and the .changes: no error, no warning.
+# 3. As root, twice: apt-get install of libpam-envd and envd; the line in
+#    /etc/pam.d/common-session after pam_systemd; a real user's
+#    environment.d variables reach a pamtester session of a service that
+#    includes common-session and (first cycle) real login shells: bash,
+#    dash and zsh through su -l, bash through login on a pseudo-terminal;
+#    then apt-get remove and dpkg --purge, after which /etc/pam.d,
+#    /var/lib/pam, /etc/profile.d, /usr/share/pam-configs and every path of
+#    the packages are as they were.  Under the lock of tests/install.sh;
+#    refused when pam_envd is installed already, from source or a package.
+#
+# Prints PASS:, FAIL: and SKIP: lines (counted by ./dev) and exits 1 on
+# any failure.
+set -u
+export LC_ALL=C
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: tests/pkg/deb.sh OUT}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+fails=0
+pass() { echo "PASS: deb: $*"; }
+fail() {
+	fails=$((fails + 1))
+	echo "FAIL: deb: $*"
+}
+skip() { echo "SKIP: deb: $*"; }
+finish() {
+	[ "$fails" = 0 ]
+	exit
+}
+
+version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
+arch=$(dpkg --print-architecture 2>/dev/null)
+debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
+
+# ---- 1. build -------------------------------------------------------------------
+for c in dpkg-buildpackage dh lintian; do
+	command -v "$c" >/dev/null 2>&1 || { skip "build: $c is not installed (./dev deps)"; finish; }
+done
+if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
+	rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+	mkdir -p "$out/src"
+	(cd "$top" && git ls-files -co --exclude-standard 2>/dev/null | grep -v '^_build/' |
+		tar -cf - -T -) | tar -xf - -C "$out/src" || { fail "copying the source tree"; finish; }
+	# the test suite runs in ./dev test's own trees, not a second time here
+	if (cd "$out/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b) \
+		>"$out/build.log" 2>&1; then
+		pass "dpkg-buildpackage -us -uc -b"
+	else
+		fail "dpkg-buildpackage -us -uc -b; end of $out/build.log:"
+		tail -n 30 "$out/build.log"
+		finish
+	fi
+fi
+
+# ---- 2. lintian -----------------------------------------------------------------
+lintian -I --pedantic "$out"/*.deb "$out"/*.changes >"$out/lintian.log" 2>&1
+if grep -qE '^[EW]: ' "$out/lintian.log"; then
+	fail "lintian found errors or warnings:"
+	grep -E '^[EW]: ' "$out/lintian.log"
+else
+	pass "lintian: no error or warning ($(grep -cE '^[IP]: ' "$out/lintian.log") infos and pedantic tags)"
+fi
+
+# ---- 3. install, use, remove, purge -----------------------------------------------
+[ "$(id -u)" = 0 ] || { skip "install: needs root"; finish; }
+for c in apt-get flock pamtester useradd userdel su script python3 timeout; do
+	command -v "$c" >/dev/null 2>&1 || { skip "install: $c is not installed"; finish; }
+done
+
+lockdir=/run/lock
+[ -d "$lockdir" ] || lockdir=/tmp
+exec 9>"$lockdir/pam_envd-install-test.lock"
+flock -w 600 9 || { skip "install: another run held the install lock for 600s"; finish; }
+
+# refuse when any pam_envd is on the system: never clobber a real one
+for p in libpam-envd envd; do
+	if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -qv 'not-installed'; then
+		skip "install: package $p is installed or has configuration files; not touching it"
+		finish
+	fi
+done
+for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh \
+	/usr/share/pam-configs/pam_envd /etc/pam_envd /lib/*/security/pam_envd.so \
+	/usr/lib/*/security/pam_envd.so /usr/lib/security/pam_envd.so \
+	/usr/lib64/security/pam_envd.so /usr/local/lib/*/security/pam_envd.so; do
+	if [ -e "$f" ]; then
+		skip "install: $f exists: pam_envd is installed on this system; not touching it"
+		finish
+	fi
+done
+
+TMP=$(mktemp -d /tmp/pam-envd-deb.XXXXXX)
+chmod 755 "$TMP"
+USERS=()
+SERVICE=
+installed=no
+# shellcheck disable=SC2317 # run from the trap
+cleanup() {
+	local u
+	if [ "$installed" = yes ]; then
+		dpkg --purge libpam-envd envd >/dev/null 2>&1
+	fi
+	rm -f /etc/pam_envd/no-profile-path
+	rmdir /etc/pam_envd 2>/dev/null
+	[ -z "$SERVICE" ] || rm -f "/etc/pam.d/$SERVICE"
+	for u in "${USERS[@]}"; do userdel -f "$u" >/dev/null 2>&1; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# the paths the packages hold, for the before/after comparison
+for d in "${debs[@]}"; do dpkg-deb -c "$d"; done | awk '{print $6}' | sed 's|^\./|/|; s|/$||' |
+	grep -v '^$' | sort -u >"$TMP/paths"
+
+# snapshot FILE: type, mode, owner and checksum of everything that the
+# packages or pam-auth-update may touch
+snapshot() {
+	{
+		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
+			-printf '%p %y %m %u:%g\n' 2>/dev/null
+		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs -type f \
+			-exec sha256sum {} + 2>/dev/null
+		# other tests' services come and go meanwhile (they do not take
+		# this lock): not ours to compare
+		while IFS= read -r p; do
+			if [ -L "$p" ] || [ -e "$p" ]; then
+				stat -c '%n %F %a %U:%G' "$p"
+				[ -f "$p" ] && sha256sum "$p"
+			else
+				echo "$p absent"
+			fi
+		done <"$TMP/paths"
+	} | grep -v '/etc/pam.d/pam-envd-test-' | sort >"$1"
+}
+same_as_before() { # WHAT SNAPSHOT
+	if diff -u "$TMP/before" "$2" >"$TMP/diff"; then
+		pass "$1: /etc/pam.d, /var/lib/pam, /etc/profile.d, the profiles and the packages' paths as before"
+	else
+		fail "$1: differences from before (- before, + now):"
+		grep '^[-+][^-+]' "$TMP/diff" | head -n 40
+	fi
+}
+
+# ---- the users, their files and the pamtester service
+mkuser() { # NAME SHELL
+	USERS+=("$1")
+	useradd -m -d "$TMP/home/$1" -s "$2" -K UMASK=022 "$1" >/dev/null 2>&1 ||
+		{ fail "useradd $1"; finish; }
+}
+mkdir -p "$TMP/home"
+u=pedeb$$
+ctl=pedebc$$
+mkuser "$u" /bin/bash
+mkuser "$ctl" /bin/bash
+h=$TMP/home/$u
+su "$u" -s /bin/sh -c "mkdir -p '$h/.config/environment.d'"
+cat >"$h/.config/environment.d/50-pkg.conf" <<'EOF'
+PATH=/opt/pam-envd-deb-test/bin:$PATH:$HOME/tail
+PKG_TEST=from the package's module
+XDG_DATA_DIRS=$HOME/share${XDG_DATA_DIRS:+:$XDG_DATA_DIRS}
+EOF
+chown "$u:" "$h/.config/environment.d/50-pkg.conf"
+cat >"$TMP/record" <<'EOF'
+#!/bin/sh
+[ "$PAM_TYPE" = open_session ] || exit 0
+/usr/bin/env >"$1/pamtester.env"
+EOF
+chmod 755 "$TMP/record"
+SERVICE=pam-envd-deb-test-$$
+cat >"/etc/pam.d/$SERVICE" <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+@include common-session
+session  optional pam_exec.so $TMP/record $TMP
+EOF
+
+snapshot "$TMP/before"
+val() { sed -n "s/^$2=//p" "$1" | head -n 1; }
+
+# login_shells: the user's environment.d PATH composed over the one the
+# distribution's profile sets, and the other variables as the module set
+# them, in each kind of login shell
+login_shells() {
+	local f path_ctl want kind w
+	local want_login="/opt/pam-envd-deb-test/bin:/usr/local/bin:/usr/bin:/bin:$h/tail"
+	# what the profile sets, from a user without files
+	# shellcheck disable=SC2016 # the login shell expands it
+	timeout 60 su -l "$ctl" -c 'echo "$PATH"' >"$TMP/ctl.path" 2>"$TMP/su.err" </dev/null
+	path_ctl=$(cat "$TMP/ctl.path")
+	want="/opt/pam-envd-deb-test/bin:$path_ctl:$h/tail"
+	case $path_ctl in
+	/*) ;;
+	*) fail "su -l $ctl: no PATH ($(head -c 300 "$TMP/su.err"))"; return ;;
+	esac
+	for kind in bash dash zsh login; do
+		f=$TMP/$kind.env
+		rm -f "$f"
+		case $kind in
+		bash) timeout 60 su -l "$u" -c env >"$f" 2>"$TMP/su.err" </dev/null ;;
+		dash) timeout 60 su -l -s /bin/dash "$u" -c env >"$f" 2>"$TMP/su.err" </dev/null ;;
+		zsh)
+			if [ ! -x /bin/zsh ]; then
+				skip "login shell zsh: /bin/zsh is not installed"
+				continue
+			fi
+			timeout 60 su -l -s /bin/zsh "$u" -c env >"$f" 2>"$TMP/su.err" </dev/null
+			;;
+		login)
+			# /bin/login -f on a pseudo-terminal, as getty would run it;
+			# the interactive shell writes its environment to a file
+			timeout 60 python3 - "$u" "$h/login.env" >"$TMP/login.log" 2>&1 <<'EOF'
+import os, pty, sys, time
+user, dest = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv("/bin/login", ["login", "-f", user])
+os.write(fd, ("env >%s; exit\n" % dest).encode())
+while True:
+    try:
+        if not os.read(fd, 4096):
+            break
+    except OSError:
+        break
+os.waitpid(pid, 0)
+EOF
+			mv "$h/login.env" "$f" 2>/dev/null
+			;;
+		esac
+		if [ ! -s "$f" ]; then
+			fail "login shell $kind: no environment recorded ($(head -c 300 "$TMP/su.err" "$TMP/login.log" 2>/dev/null))"
+			continue
+		fi
+		# Debian's zsh reads no /etc/profile, and /etc/zsh/zshenv sets
+		# PATH only when it is empty or /bin:/usr/bin: the login's PATH,
+		# the module's composition, stays (nothing to re-apply)
+		w=$want
+		[ "$kind" != zsh ] || w=$want_login
+		if [ "$(val "$f" PATH)" = "$w" ]; then
+			pass "login shell $kind: PATH is the user's composed over the distribution's ($w)"
+		else
+			fail "login shell $kind: PATH '$(val "$f" PATH)', expected '$w'"
+		fi
+		if [ "$(val "$f" PKG_TEST)" = "from the package's module" ] &&
+			[ "$(val "$f" XDG_DATA_DIRS)" = "$h/share" ]; then
+			pass "login shell $kind: PKG_TEST and XDG_DATA_DIRS exactly as the module set them"
+		else
+			fail "login shell $kind: PKG_TEST '$(val "$f" PKG_TEST)', XDG_DATA_DIRS '$(val "$f" XDG_DATA_DIRS)'"
+		fi
+	done
+	# the switch: with it, the profile's PATH stays (the problem shown)
+	mkdir -p /etc/pam_envd
+	touch /etc/pam_envd/no-profile-path
+	timeout 60 su -l "$u" -c env >"$TMP/off.env" 2>/dev/null </dev/null
+	rm -f /etc/pam_envd/no-profile-path
+	rmdir /etc/pam_envd
+	if [ "$(val "$TMP/off.env" PATH)" = "$path_ctl" ] &&
+		[ "$(val "$TMP/off.env" PKG_TEST)" = "from the package's module" ]; then
+		pass "with /etc/pam_envd/no-profile-path the snippet is off: PATH is the profile's"
+	else
+		fail "with /etc/pam_envd/no-profile-path: PATH '$(val "$TMP/off.env" PATH)', expected '$path_ctl'"
+	fi
+}
+
+cycle() {
+	local n=$1 line_sd line_ed
+	if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${debs[@]}" >"$TMP/install.log" 2>&1; then
+		installed=yes
+		pass "cycle $n: apt-get install ./libpam-envd_*.deb ./envd_*.deb"
+	else
+		installed=yes
+		fail "cycle $n: apt-get install:"
+		tail -n 20 "$TMP/install.log"
+		return
+	fi
+	line_sd=$(grep -nE '^session[[:space:]]+optional[[:space:]]+pam_systemd\.so' /etc/pam.d/common-session | cut -d: -f1)
+	line_ed=$(grep -nE '^session[[:space:]]+optional[[:space:]]+pam_envd\.so' /etc/pam.d/common-session | cut -d: -f1)
+	if [ -n "$line_ed" ] && [ "$(echo "$line_ed" | wc -l)" = 1 ] &&
+		{ [ -z "$line_sd" ] || [ "$line_ed" -gt "$line_sd" ]; }; then
+		pass "cycle $n: common-session has 'session optional pam_envd.so' (line $line_ed) after pam_systemd (line ${line_sd:-none})"
+	else
+		fail "cycle $n: common-session: pam_envd at '${line_ed:-none}', pam_systemd at '${line_sd:-none}'"
+		cat /etc/pam.d/common-session
+	fi
+	if grep -q pam_envd /etc/pam.d/common-session-noninteractive; then
+		fail "cycle $n: pam_envd in common-session-noninteractive (the profile is interactive only)"
+	else
+		pass "cycle $n: not in common-session-noninteractive"
+	fi
+	rm -f "$TMP/pamtester.env"
+	timeout 60 pamtester "$SERVICE" "$u" open_session close_session >"$TMP/pamtester.log" 2>&1
+	if [ "$(val "$TMP/pamtester.env" PKG_TEST 2>/dev/null)" = "from the package's module" ] &&
+		[ "$(val "$TMP/pamtester.env" PATH)" = "/opt/pam-envd-deb-test/bin:/usr/local/bin:/usr/bin:/bin:$h/tail" ]; then
+		pass "cycle $n: pamtester session through common-session gets the user's variables"
+	else
+		fail "cycle $n: pamtester session: $(cat "$TMP/pamtester.log") PKG_TEST '$(val "$TMP/pamtester.env" PKG_TEST 2>/dev/null)' PATH '$(val "$TMP/pamtester.env" PATH 2>/dev/null)'"
+	fi
+	[ "$n" != 1 ] || login_shells
+
+	if DEBIAN_FRONTEND=noninteractive apt-get remove -y -q libpam-envd envd >"$TMP/remove.log" 2>&1; then
+		pass "cycle $n: apt-get remove"
+	else
+		fail "cycle $n: apt-get remove: $(tail -n 20 "$TMP/remove.log")"
+	fi
+	snapshot "$TMP/removed"
+	# after remove, dpkg keeps the conffile /etc/profile.d/pam_envd.sh (it
+	# does nothing without /usr/bin/envd) and nothing else of ours
+	grep -v '/etc/profile.d/pam_envd.sh' "$TMP/removed" >"$TMP/removed.cmp"
+	grep -v '/etc/profile.d/pam_envd.sh' "$TMP/before" >"$TMP/before.cmp"
+	if diff -u "$TMP/before.cmp" "$TMP/removed.cmp" >"$TMP/diff"; then
+		pass "cycle $n: after remove everything is as before but the conffile /etc/profile.d/pam_envd.sh"
+	else
+		fail "cycle $n: after remove (- before, + now):"
+		grep '^[-+][^-+]' "$TMP/diff" | head -n 40
+	fi
+	# apt-get cannot purge a package that came from a file once it is
+	# removed (no candidate: "Unable to locate package"): dpkg does it
+	if dpkg --purge libpam-envd envd >"$TMP/purge.log" 2>&1; then
+		installed=no
+		pass "cycle $n: dpkg --purge"
+	else
+		fail "cycle $n: dpkg --purge: $(tail -n 20 "$TMP/purge.log")"
+	fi
+	snapshot "$TMP/purged"
+	same_as_before "cycle $n: after purge" "$TMP/purged"
+}
+
+cycle 1
+cycle 2
+finish
