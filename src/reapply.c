@@ -75,8 +75,11 @@ static bool shell_name(const char *s, size_t n)
 
 static const char *env_value(char *const *env, const char *name)
 {
-	size_t n = strlen(name);
+	size_t n;
 
+	if (!name)
+		return NULL;
+	n = strlen(name);
 	for (; env && *env; env++)
 		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
 			return *env + n + 1;
@@ -108,7 +111,7 @@ static int add_names(struct reapply *ra, const char *list)
 		if (!shell_name(p, (size_t)(end - p)))
 			return -EINVAL;
 		for (i = 0; i < ra->n; i++)
-			if (strlen(ra->names[i]) == (size_t)(end - p) &&
+			if (ra->names[i] && strlen(ra->names[i]) == (size_t)(end - p) &&
 			    memcmp(ra->names[i], p, (size_t)(end - p)) == 0)
 				break;
 		if (i == ra->n) {
@@ -227,8 +230,12 @@ static int make_template(const struct reapply *ra, size_t self, const char *v, s
 			continue;
 		}
 		r = text_add(&t->fixed, v + start, pos - start);
-		if (r == 0 && i != self)
-			r = text_add(&t->fixed, ra->current[i], strlen(ra->current[i]));
+		if (r == 0 && i != self) {
+			/* a marked name always has a current value */
+			const char *cur = ra->current[i] ? ra->current[i] : "";
+
+			r = text_add(&t->fixed, cur, strlen(cur));
+		}
 		if (r < 0)
 			return r;
 		if (i == self)
