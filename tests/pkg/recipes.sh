@@ -38,6 +38,7 @@ expected_files() {
 		echo /usr/share/man/man5/pam_envd-environment.d.5
 		echo /usr/share/man/man8/pam_envd.8
 		echo "$doc/README.md"
+		echo "$doc/SECURITY.md"
 		(cd "$top" && find examples -type f) | sed "s|^|$doc/|"
 	} | sort
 }

@@ -42,6 +42,7 @@ rpmfile=$(find "$out/RPMS" -name "pam_envd-$version-*.rpm" ! -name '*debug*' | h
 	echo "-rwxr-xr-x /usr/lib64/security/pam_envd.so"
 	echo "drwxr-xr-x /usr/share/doc/pam_envd"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/README.md"
+	echo "-rw-r--r-- /usr/share/doc/pam_envd/SECURITY.md"
 	echo "drwxr-xr-x /usr/share/doc/pam_envd/authselect"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/authselect/README"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/authselect/postlogin-envd"
