@@ -148,20 +148,16 @@ static int set_user_only(pam_handle_t *pamh, struct pe_options *opt, const char 
 static int set_max_env(pam_handle_t *pamh, struct pe_options *opt, const char *arg,
                        const char *value)
 {
-	unsigned long long n;
-	unsigned long long unit = 1;
-	const char *end;
+	unsigned long long n, unit = 1;
+	char *end;
 
+	/* digits only: strtoull alone would take blanks, a sign or "0x" */
 	if (value[0] < '0' || value[0] > '9')
 		goto bad;
-	/* decimal digits; anything past ULLONG_MAX is no size */
-	for (n = 0, end = value; *end >= '0' && *end <= '9'; end++) {
-		unsigned d = (unsigned)(*end - '0');
-
-		if (n > (ULLONG_MAX - d) / 10)
-			goto bad;
-		n = n * 10 + d;
-	}
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (errno == ERANGE)
+		goto bad;
 	if (*end == 'k' || *end == 'K')
 		unit = 1024;
 	else if (*end == 'm' || *end == 'M')
@@ -217,11 +213,11 @@ static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg
 		size_t len = options[i].len;
 
 		if (name[len - 1] != '=') {
-			if (envd_strcmp(arg, name) == 0)
+			if (strcmp(arg, name) == 0)
 				return options[i].fn(pamh, opt, arg, NULL);
 			continue;
 		}
-		if (!envd_has_prefix(arg, name, len))
+		if (strncmp(arg, name, len) != 0)
 			continue;
 		if (arg[len] == '\0') {
 			pam_syslog(pamh, LOG_ERR, "option %s has no value; ignored", name);
