@@ -3,9 +3,9 @@
  *
  * This library has no libpam dependency and never prints, logs or exits.
  * Every problem is reported through the diagnostics callback of the
- * configuration; return codes only signal internal failures (out of memory,
- * privilege hooks failing).  The PAM module and the envd command both load
- * through envd_load().
+ * configuration; functions return 0 or a negative errno, and only internal
+ * failures (out of memory, privilege hooks failing) are errors.  The PAM module and the envd
+ * command both load through envd_load().
  */
 #ifndef ENVD_H
 #define ENVD_H
@@ -225,54 +225,14 @@ int envd_policy_only(struct envd_policy *p, const char *patterns);
  * refuses a TZ that names a file outside the time zone database. */
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value);
 
-/* Patterns are stored inline and reasons by index, so that the table needs
- * no relocation when the module is loaded. */
-#define ENVD_PATTERN_BYTES 24
-struct envd_policy_entry {
-	char pattern[ENVD_PATTERN_BYTES];
-	unsigned char reason; /* index into envd_policy_reasons */
-};
-/* The built-in deny list, terminated by an empty pattern. */
-extern const struct envd_policy_entry envd_default_deny[];
-extern const char *const envd_policy_reasons[];
+/* ---- names and values ---- */
 
-/* ---- lower layers, exposed for tests and fuzzing ---- */
-
+/* A valid variable name: ASCII letters, digits and '_', not starting with
+ * a digit (systemd's rule). */
 bool envd_name_valid(const char *name, size_t len);
 /* Strict UTF-8 as systemd checks values: no overlongs, surrogates or
  * noncharacters. */
 bool envd_utf8_valid(const char *s, size_t n);
-
-/* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
- * cb is called for each assignment with the raw (unexpanded) value; key and
- * value are NUL-terminated at key_len and value_len; value is NULL when the
- * line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
-typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value, size_t value_len,
-                              bool has_value, unsigned line, void *data);
-int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data);
-
-/* Expansion lookup: returns the value of name (len bytes) or NULL if unset. */
-typedef const char *(*envd_lookup_fn)(const char *name, size_t len, size_t *value_len, void *data);
-enum envd_ref_kind {
-	ENVD_REF_PLAIN,     /* $X or ${X} */
-	ENVD_REF_DEFAULT,   /* the X of ${X:-word} */
-	ENVD_REF_ALTERNATE, /* the X of ${X:+word} */
-};
-struct envd_expand_state {
-	size_t budget;  /* substituted bytes still allowed (decremented) */
-	size_t max_out; /* maximum bytes of one output */
-	size_t max_depth;
-	envd_lookup_fn lookup;
-	void *lookup_data;
-	/* lint hook (may be NULL): called for each variable looked up */
-	void (*on_ref)(const char *name, size_t len, enum envd_ref_kind kind, bool set,
-	               size_t value_len, void *data);
-	size_t depth; /* current nesting, internal */
-};
-/* Expands in[0..len) into a fresh malloc'd string.  Returns 0, -ENOMEM, or
- * -E2BIG (output or budget exceeded), -ELOOP (nesting too deep). */
-int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
-                size_t *out_len);
 
 /* ---- what a login starts with: shared by the module and envd ---- */
 
@@ -289,33 +249,12 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
  * %u to user and %% to %.  Without tmpl: $XDG_CONFIG_HOME/environment.d when
  * base holds an absolute XDG_CONFIG_HOME, else HOME/.config/environment.d
  * with HOME from base, falling back to home.  *out is malloc'd, or NULL when
- * no directory can be named (no home).  Returns 0, -ENOMEM or -EINVAL (bad
+ * no directory can be named: no absolute home (for %h too: an empty or
+ * relative home names no directory).  Returns 0, -ENOMEM or -EINVAL (bad
  * template: unknown %x, relative result). */
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
 
 const char *envd_version(void);
-
-/* strcmp's order (bytes as unsigned char); inline for the same reason. */
-static inline int envd_strcmp(const char *a, const char *b)
-{
-	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-
-	while (*x && *x == *y) {
-		x++;
-		y++;
-	}
-	return (*x > *y) - (*x < *y);
-}
-
-/* Whether s starts with the n bytes of prefix (which holds no NUL in them);
- * stops at s's end.  Inline: the module imports no strncmp for it. */
-static inline bool envd_has_prefix(const char *s, const char *prefix, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != prefix[i])
-			return false;
-	return true;
-}
 
 #endif

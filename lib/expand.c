@@ -16,35 +16,6 @@
 
 enum xstate { WORD, CURLY, VARIABLE, VARIABLE_RAW, TEST, DEFAULT_VALUE, ALTERNATE_VALUE };
 
-/* [A-Za-z0-9_]: 1 for letters and '_', 2 for digits */
-static const unsigned char name_class[256] = {
-    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
-    ['8'] = 2, ['9'] = 2, ['_'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
-    ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1,
-    ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
-    ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
-    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
-    ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,
-    ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-};
-
-static bool name_char(char c)
-{
-	return name_class[(unsigned char)c] != 0;
-}
-
-bool envd_name_valid(const char *name, size_t len)
-{
-	size_t i;
-
-	if (len == 0 || name_class[(unsigned char)name[0]] != 1)
-		return false;
-	for (i = 1; i < len; i++)
-		if (!name_class[(unsigned char)name[i]])
-			return false;
-	return true;
-}
-
 /* raw: the name was read by VARIABLE_RAW, so only its first byte can make
  * it invalid (a digit). */
 static const char *lookup(struct envd_expand_state *st, const char *name, size_t len,
@@ -53,7 +24,7 @@ static const char *lookup(struct envd_expand_state *st, const char *name, size_t
 	const char *v = NULL;
 
 	*vlen = 0;
-	if (raw ? name_class[(unsigned char)name[0]] == 1 : envd_name_valid(name, len))
+	if (raw ? envd_name_start(name[0]) : envd_name_valid(name, len))
 		v = st->lookup(name, len, vlen, st->lookup_data);
 	if (st->on_ref)
 		st->on_ref(name, len, kind, v != NULL, *vlen, st->lookup_data);
@@ -106,7 +77,7 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 				r = envd_buf_append(out, in + word, i - word);
 				word = i + 1;
 				state = WORD;
-			} else if (name_char(c)) {
+			} else if (envd_name_char(c)) {
 				r = envd_buf_append(out, in + word, i - 1 - word);
 				word = i - 1;
 				state = VARIABLE_RAW;
@@ -157,7 +128,7 @@ static int expand_into(struct envd_expand_state *st, const char *in, size_t n, s
 			state = WORD;
 			break;
 		case VARIABLE_RAW:
-			if (!name_char(c)) {
+			if (!envd_name_char(c)) {
 				v = lookup(st, in + word + 1, i - word - 1, ENVD_REF_PLAIN, true,
 				           &vlen);
 				if (v)

@@ -10,6 +10,51 @@
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* names.c: the characters of a variable name */
+bool envd_name_start(char c); /* a letter or '_' */
+bool envd_name_char(char c);  /* a letter, a digit or '_' */
+
+/* ---- the default deny list (policy.c) ---- */
+struct envd_policy_entry {
+	const char *pattern; /* fnmatch(3) glob */
+	const char *reason;
+};
+/* Terminated by a NULL pattern. */
+extern const struct envd_policy_entry envd_default_deny[];
+
+/* ---- parser and expansion (parse.c, expand.c) ---- */
+
+/* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
+ * cb is called for each assignment with the raw (unexpanded) value; key and
+ * value are NUL-terminated at key_len and value_len; value is NULL when the
+ * line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
+typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value, size_t value_len,
+                              bool has_value, unsigned line, void *data);
+int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data);
+
+/* Expansion lookup: returns the value of name (len bytes) or NULL if unset. */
+typedef const char *(*envd_lookup_fn)(const char *name, size_t len, size_t *value_len, void *data);
+enum envd_ref_kind {
+	ENVD_REF_PLAIN,     /* $X or ${X} */
+	ENVD_REF_DEFAULT,   /* the X of ${X:-word} */
+	ENVD_REF_ALTERNATE, /* the X of ${X:+word} */
+};
+struct envd_expand_state {
+	size_t budget;  /* substituted bytes still allowed (decremented) */
+	size_t max_out; /* maximum bytes of one output */
+	size_t max_depth;
+	envd_lookup_fn lookup;
+	void *lookup_data;
+	/* lint hook (may be NULL): called for each variable looked up */
+	void (*on_ref)(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+	               size_t value_len, void *data);
+	size_t depth; /* current nesting, internal */
+};
+/* Expands in[0..len) into a fresh malloc'd string.  Returns 0, -ENOMEM, or
+ * -E2BIG (output or budget exceeded), -ELOOP (nesting too deep). */
+int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
+                size_t *out_len);
+
 /* ---- growable byte buffer with a hard cap ---- */
 struct envd_buf {
 	char *data;
@@ -150,30 +195,28 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                         const char *value, size_t value_len);
 
-/* ---- safe file access ---- */
-enum envd_open_result {
-	ENVD_OPEN_OK,
-	ENVD_OPEN_MASK,    /* only masks: empty, /dev/null, directory, dangling link */
-	ENVD_OPEN_UNSAFE,  /* refused: owner, mode, type, pseudo file system */
-	ENVD_OPEN_ERROR,   /* cannot be opened or read */
-	ENVD_OPEN_TOO_BIG, /* over the size cap */
-	ENVD_OPEN_NOMEM,
-};
-
+/* ---- safe file access (fileio.c) ---- */
 struct envd_check {
 	uid_t owner_a; /* allowed owners */
 	uid_t owner_b;
 };
 
-/* Opens a directory (following symlinks) and checks it on the descriptor;
- * with check_parents also every directory above it. Returns the fd or -1
- * with *reason and *code set (errno preserved for missing dirs: ENOENT). */
-int envd_open_dir(const char *path, const struct envd_check *chk, bool check_parents,
-                  const char **reason, enum envd_code *code);
+/* Opens a directory and checks it on the descriptor; the user side
+ * (user_side) is walked one component at a time and every directory above
+ * it is checked too.  Returns the descriptor, or a negative errno with
+ * *reason: -ENOENT (missing), -EPERM (refused by a check: owner, mode,
+ * type, file system, how it was reached), -ENOMEM, another errno (cannot
+ * be opened or examined). */
+int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
+                  const char **reason);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
- * into a buffer from arena a, or a malloc'd one when a is NULL. */
-enum envd_open_result envd_read_file(int dirfd, const char *name, const struct envd_check *chk,
-                                     size_t max, struct envd_arena *a, char **data, size_t *len,
-                                     const char **reason);
+ * into a buffer from arena a, or a malloc'd one when a is NULL.  Returns 0
+ * with the contents in *data and *len, or 0 with *data NULL when the entry
+ * only masks (empty, /dev/null, a directory, a dangling link: *reason
+ * says which); else a negative errno with *reason: -EPERM (refused by a
+ * check), -EFBIG (over max), -ENOMEM, another errno (cannot be opened,
+ * examined or read). */
+int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
+                   struct envd_arena *a, char **data, size_t *len, const char **reason);
 
 #endif

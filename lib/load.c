@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scan.h"
+#include "loader.h"
 
 const char *const envd_system_dirs[] = {
     "/etc/environment.d",
@@ -23,39 +23,6 @@ const char *const envd_system_dirs[] = {
     "/usr/local/lib/environment.d",
     "/usr/lib/environment.d",
     NULL,
-};
-
-struct envd_result {
-	struct envd_arena arena; /* paths, variables, the tables below */
-	struct envd_store store;
-	struct envd_var *vars;
-	struct envd_file *files;
-	size_t nfiles;
-	size_t ndiag;
-};
-
-struct loader {
-	const struct envd_config *cfg;
-	struct envd_result *res;
-	struct envd_diag_sink sink;
-	struct envd_store base; /* index of base_env */
-	size_t *base_index;     /* per base entry: its position in base_env */
-	struct envd_scan scan;
-	struct envd_buf xbuf;       /* expansion output, reused for every value */
-	struct envd_buf kbuf, vbuf; /* the parser's, reused for every file */
-	char **dir_paths;           /* per directory index, owned by res */
-	size_t ndirs;
-	size_t input_bytes;
-	size_t expansion_left;
-	size_t assignments;
-	bool assignments_full;
-	bool budget_said;
-	/* the file being parsed */
-	const char *file;
-	unsigned line;
-	bool user_side;
-	char user_ref[128]; /* lint: a variable a user file set, referenced by the value */
-	int fatal;          /* negative errno */
 };
 
 void envd_limits_default(struct envd_limits *l)
@@ -88,93 +55,70 @@ const char *envd_version(void)
 
 /* ---- reading ---- */
 
-static void read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
-                     const struct envd_check *chk)
+/* Reads one listed file into e.  Returns 0, or -ENOMEM. */
+static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
+                    const struct envd_check *chk)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
-	const char *reason = NULL;
-	enum envd_open_result r;
 	size_t max = lim->file_bytes;
+	int r;
 
+	e->status = ENVD_SCAN_SKIPPED;
 	if (ld->input_bytes >= lim->input_bytes) {
-		e->status = ENVD_SCAN_SKIPPED;
 		e->code = ENVD_C_LIMIT;
 		e->reason = "the limit on bytes read in one load was reached";
-		return;
+		return 0;
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, chk, max, &ld->scan.mem, &e->data, &e->len, &reason);
-	e->reason = reason;
-	e->status = ENVD_SCAN_SKIPPED;
-	switch (r) {
-	case ENVD_OPEN_OK:
+	r = envd_read_file(dirfd, e->name, chk, max, &ld->scan.mem, &e->data, &e->len, &e->reason);
+	if (r == -ENOMEM)
+		return r;
+	if (r == 0 && e->data) {
 		e->status = ENVD_SCAN_READ;
 		ld->input_bytes += e->len;
-		break;
-	case ENVD_OPEN_MASK:
+	} else if (r == 0)
 		e->status = ENVD_SCAN_MASKS;
-		break;
-	case ENVD_OPEN_UNSAFE:
-		e->code = ENVD_C_FILE_UNSAFE;
-		break;
-	case ENVD_OPEN_ERROR:
-		e->code = ENVD_C_FILE_ERROR;
-		break;
-	case ENVD_OPEN_TOO_BIG:
-		e->code = ENVD_C_LIMIT;
-		break;
-	case ENVD_OPEN_NOMEM:
-		ld->fatal = -ENOMEM;
-		break;
-	}
+	else
+		e->code = r == -EPERM   ? ENVD_C_FILE_UNSAFE
+		          : r == -EFBIG ? ENVD_C_LIMIT
+		                        : ENVD_C_FILE_ERROR;
+	return 0;
 }
 
-static void report_dir(struct loader *ld, const char *path, bool user, enum envd_code code,
-                       const char *reason)
+static void report_dir(struct loader *ld, const char *path, bool user, int r, const char *reason)
 {
+	enum envd_code code = r == -ENOENT  ? ENVD_C_DIR_MISSING
+	                      : r == -EPERM ? ENVD_C_DIR_UNSAFE
+	                                    : ENVD_C_DIR_ERROR;
+
 	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
 	           NULL, "%s directory %s, skipped", user ? "user" : "system", reason);
 }
 
-struct not_conf_ctx {
-	struct loader *ld;
-	const char *dir;
-};
-
-static void not_conf_cb(const char *name, void *data)
-{
-	struct not_conf_ctx *c = data;
-	char *p = envd_join(c->dir, '/', name);
-
-	envd_diagf(&c->ld->sink, ENVD_WARNING, ENVD_C_FILE_NOT_CONF, p ? p : c->dir, 0, NULL,
-	           "not read: environment.d reads only names ending in \".conf\"");
-	free(p);
-}
-
-/* Opens and lists directory number dir; returns its descriptor or -1. */
-static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_check *chk)
+/* Opens and lists directory number dir into *fd, or -1 when it is skipped
+ * (reported).  Returns 0, or -ENOMEM. */
+static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_check *chk, int *fd)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	const char *path = ld->dir_paths[dir], *reason;
 	struct envd_scan_report rep;
-	enum envd_code code;
-	int fd, r;
+	int r;
 
-	fd = envd_open_dir(path, chk, user, &reason, &code);
-	if (fd < 0) {
-		if (errno == ENOMEM)
-			ld->fatal = -ENOMEM;
-		else
-			report_dir(ld, path, user, code, reason);
-		return -1;
+	*fd = envd_open_dir(path, chk, user, &reason);
+	if (*fd == -ENOMEM)
+		return -ENOMEM;
+	if (*fd < 0) {
+		report_dir(ld, path, user, *fd, reason);
+		*fd = -1;
+		return 0;
 	}
-	r = envd_scan_dir(&ld->scan, fd, dir, lim->files_per_dir, &rep);
-	if (r < 0) {
-		ld->fatal = r;
-		close(fd);
-		return -1;
-	}
+	r = envd_scan_dir(&ld->scan, *fd, dir, lim->files_per_dir, &rep);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "error while listing the directory");
 	if (rep.dropped)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "more than %zu .conf files: %zu skipped", lim->files_per_dir,
@@ -182,66 +126,65 @@ static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_
 	if (rep.truncated)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "too many directory entries: listing stopped");
-	if (rep.read_error)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
-		           "error while listing the directory");
-	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT)) {
-		struct not_conf_ctx c = {ld, path};
-
-		/* lint only: a listing that fails is no finding, out of memory
-		 * fails the load as everywhere */
-		if (envd_scan_not_conf(fd, lim->files_per_dir * 16, not_conf_cb, &c) == -ENOMEM)
-			ld->fatal = -ENOMEM;
-	}
-	return fd;
+	/* lint only: a listing that fails is no finding, out of memory
+	 * fails the load as everywhere */
+	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT))
+		return envd_lint_not_conf(ld, *fd, path) == -ENOMEM ? -ENOMEM : 0;
+	return 0;
 }
 
-/* Phase 1: the user directory, inside one privilege window. */
-static void load_user(struct loader *ld)
+/* Phase 1: the user directory, inside one privilege window.  Returns 0,
+ * -ENOMEM, or -EPERM when the privileges could not be restored. */
+static int load_user(struct loader *ld)
 {
 	const struct envd_config *cfg = ld->cfg;
 	struct envd_check chk = {cfg->user_uid, 0};
 	size_t i, first = ld->scan.n;
-	int fd;
+	int fd, r;
 
 	if (cfg->enter_user && cfg->enter_user(cfg->priv_data) != 0) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, cfg->user_dir, 0, NULL,
 		           "cannot switch to the user's privileges: user directory skipped");
-		return;
+		return 0;
 	}
-	fd = list_dir(ld, 0, true, &chk);
+	r = list_dir(ld, 0, true, &chk, &fd);
 	if (fd >= 0) {
 		/* every user file wins its name: read them all now */
-		for (i = first; i < ld->scan.n && !ld->fatal; i++)
+		for (i = first; i < ld->scan.n && r == 0; i++)
 			if (ld->scan.v[i].status == ENVD_SCAN_PENDING)
-				read_one(ld, fd, &ld->scan.v[i], &chk);
+				r = read_one(ld, fd, &ld->scan.v[i], &chk);
 		close(fd);
 	}
 	if (cfg->leave_user && cfg->leave_user(cfg->priv_data) != 0)
-		ld->fatal = -EPERM;
+		r = -EPERM;
+	return r;
 }
 
-/* Phase 2: the system directories; only unmasked files are read. */
-static void load_system(struct loader *ld, size_t first_dir)
+/* Phase 2: the system directories; only unmasked files are read.  Returns
+ * 0 or -ENOMEM. */
+static int load_system(struct loader *ld, size_t first_dir)
 {
 	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid};
-	int fds[ENVD_MAX_DIRS];
+	int fds[ENVD_MAX_DIRS], r = 0;
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
-	for (d = first_dir; d < nd; d++)
-		fds[d] = ld->fatal ? -1 : list_dir(ld, d, false, &chk);
-	if (!ld->fatal) {
+	for (d = first_dir; d < nd; d++) {
+		fds[d] = -1;
+		if (r == 0)
+			r = list_dir(ld, d, false, &chk, &fds[d]);
+	}
+	if (r == 0)
 		envd_scan_sort(&ld->scan);
-		for (i = 0; i < ld->scan.n && !ld->fatal; i++) {
-			struct envd_scan_entry *e = &ld->scan.v[i];
+	for (i = 0; i < ld->scan.n && r == 0; i++) {
+		struct envd_scan_entry *e = &ld->scan.v[i];
 
-			if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
-				read_one(ld, fds[e->dir], e, &chk);
-		}
+		if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
+			r = read_one(ld, fds[e->dir], e, &chk);
 	}
 	for (d = first_dir; d < nd; d++)
 		if (fds[d] >= 0)
 			close(fds[d]);
+	return r;
 }
 
 /* ---- assignments ---- */
@@ -263,101 +206,6 @@ static const char *lookup(const char *name, size_t len, size_t *vlen, void *data
 	return s->v[i].value;
 }
 
-static void on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
-                   size_t value_len, void *data)
-{
-	struct loader *ld = data;
-	char n[128];
-
-	if (len >= sizeof(n) || !envd_name_valid(name, len))
-		return;
-	memcpy(n, name, len);
-	n[len] = '\0';
-	if (set && !ld->user_side && !ld->user_ref[0]) {
-		const struct envd_store *s = &ld->res->store;
-		size_t i = envd_store_find(s, n, len);
-
-		if (i != SIZE_MAX && s->v[i].user_side)
-			memcpy(ld->user_ref, n, len + 1);
-	}
-	if (kind == ENVD_REF_PLAIN && !set)
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_UNSET, ld->file, ld->line, n,
-		           "$%s is not set here: it expands to nothing", n);
-	else if (kind == ENVD_REF_DEFAULT && set && value_len == 0)
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_EMPTY_DEFAULT, ld->file, ld->line,
-		           n,
-		           "%s is set but empty: ${%s:-...} gives empty, the default applies only "
-		           "when it is unset",
-		           n, n);
-}
-
-static bool path_like(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (envd_strcmp(name, "MANPATH") == 0 || envd_strcmp(name, "INFOPATH") == 0)
-		return false; /* an empty component means "the defaults" there */
-	return (n >= 4 && envd_strcmp(name + n - 4, "PATH") == 0) ||
-	       (n >= 4 && envd_strcmp(name + n - 4, "DIRS") == 0);
-}
-
-static void lint_raw(struct loader *ld, const char *name, const char *v, size_t n)
-{
-	size_t i;
-	bool tilde = false, cmd = false, spec = false, comment = false;
-
-	for (i = 0; i < n; i++) {
-		char c = v[i];
-
-		if (c == '~' && (i == 0 || v[i - 1] == ':' || v[i - 1] == '='))
-			tilde = true;
-		else if (c == '`' || (c == '$' && i + 1 < n && v[i + 1] == '('))
-			cmd = true;
-		else if (c == '%' && i + 1 < n && memchr("hUuTtSsCEgGHVbmMo", v[i + 1], 17))
-			spec = true;
-		else if (c == '#' && i > 0 && (v[i - 1] == ' ' || v[i - 1] == '\t'))
-			comment = true;
-	}
-	if (tilde)
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_TILDE, ld->file, ld->line, name,
-		           "'~' is not expanded here; write $HOME");
-	if (cmd)
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_COMMAND, ld->file, ld->line, name,
-		           "command substitution ($(...) or `...`) is not run here");
-	if (spec)
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_SPECIFIER, ld->file, ld->line, name,
-		           "'%%' specifiers such as %%h are not expanded here; write $HOME");
-	if (comment)
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_TRAILING_COMMENT, ld->file,
-		           ld->line, name,
-		           "'#' after the value is part of it; comments must start a line");
-}
-
-/* A leading, trailing or doubled ':' (n > 0). */
-static bool has_empty_component(const char *v, size_t n)
-{
-	size_t i;
-
-	if (v[0] == ':' || v[n - 1] == ':')
-		return true;
-	for (i = 0; i + 1 < n; i++)
-		if (v[i] == ':' && v[i + 1] == ':')
-			return true;
-	return false;
-}
-
-static void lint_value(struct loader *ld, const char *name, const char *v, size_t n)
-{
-	if (!path_like(name) || n == 0)
-		return;
-	if (has_empty_component(v, n))
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_EMPTY_PATH, ld->file, ld->line,
-		           name,
-		           "empty component in %s: the current directory is searched "
-		           "(was a variable unset?)",
-		           name);
-}
-
 #define SHOWN_PREFIX 16 /* bytes of an invalid name that a diagnostic shows */
 
 /* What may be shown of an invalid name: only its leading run of name
@@ -368,9 +216,7 @@ static void describe_key(char *out, const char *key, size_t len)
 {
 	size_t n = 0;
 
-	while (n < len && n < SHOWN_PREFIX &&
-	       ((key[n] >= 'A' && key[n] <= 'Z') || (key[n] >= 'a' && key[n] <= 'z') ||
-	        (key[n] >= '0' && key[n] <= '9') || key[n] == '_'))
+	while (n < len && n < SHOWN_PREFIX && envd_name_char(key[n]))
 		n++;
 	memcpy(out, key, n);
 	out[n] = '\0';
@@ -413,7 +259,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	    .max_depth = lim->depth,
 	    .lookup = lookup,
 	    .lookup_data = ld,
-	    .on_ref = (ld->cfg->flags & ENVD_LINT) ? on_ref : NULL,
+	    .on_ref = (ld->cfg->flags & ENVD_LINT) ? envd_lint_on_ref : NULL,
 	};
 	int r;
 
@@ -496,7 +342,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	const char *v = value, *why;
 	size_t vlen = value_len;
 	uint64_t h;
-	int r = 0;
+	int r;
 
 	ld->line = line;
 	if (++ld->assignments > cfg->limits.assignments) {
@@ -515,59 +361,45 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           "%s= has no value and sets nothing (environment.d cannot set an "
 		           "empty value, nor unset one)",
 		           name);
-		goto out;
+		return 0;
 	}
 	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
 		           "%s refused: %s", name, why);
-		goto out;
+		return 0;
 	}
 	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
 		           "%s is already set and kept (nooverwrite)", name);
-		goto out;
+		return 0;
 	}
 	if (cfg->flags & ENVD_LINT)
-		lint_raw(ld, name, value, value_len);
+		envd_lint_raw(ld, name, value, value_len);
 	/* without a '$' the expansion is the value itself */
 	if (!(cfg->flags & ENVD_NO_EXPAND) && memchr(value, '$', value_len)) {
 		ld->user_ref[0] = '\0';
 		r = expand_value(ld, name, key_len, value, value_len);
-		if (r == -E2BIG || r == -ELOOP) {
-			r = 0;
-			goto out;
-		}
+		if (r == -E2BIG || r == -ELOOP)
+			return 0; /* reported */
 		if (r < 0)
-			goto out;
+			return r;
 		v = ld->xbuf.data ? ld->xbuf.data : ""; /* no data: nothing was appended */
 		vlen = ld->xbuf.len;
 	}
 	if (!envd_utf8_valid(v, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
 		           "value of %s is not valid UTF-8, skipped", name);
-		goto out;
+		return 0;
 	}
 	/* what depends on the value (TZ) */
 	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, v))) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
 		           "%s refused: %s", name, why);
-		goto out;
+		return 0;
 	}
-	if (cfg->flags & ENVD_LINT) {
-		lint_value(ld, name, v, vlen);
-		if (v != value && ld->user_ref[0] &&
-		    (why = envd_policy_check(cfg->policy, name, v)))
-			envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_USER_VALUE, ld->file, line,
-			           name,
-			           "%s takes its value from $%s, which a user file sets: the user "
-			           "controls a name that user files may not set (%s)",
-			           name, ld->user_ref, why);
-	}
-	r = store_value(ld, name, key_len, h, v, vlen);
-out:
-	if (r < 0)
-		ld->fatal = r;
-	return r;
+	if (cfg->flags & ENVD_LINT)
+		envd_lint_value(ld, name, v, vlen, v != value);
+	return store_value(ld, name, key_len, h, v, vlen);
 }
 
 /* ---- the pipeline ---- */
@@ -599,26 +431,28 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	return 0;
 }
 
-static void process_file(struct loader *ld, struct envd_scan_entry *e, struct envd_file *f)
+/* Reports file f and parses it when it was read.  Returns 0 or -ENOMEM. */
+static int process_file(struct loader *ld, struct envd_scan_entry *e, struct envd_file *f)
 {
+	int r;
+
 	switch (e->status) {
 	case ENVD_SCAN_MASKED:
-		f->masked_by = ld->res->files[f - ld->res->files - 1].masked_by
-		                   ? ld->res->files[f - ld->res->files - 1].masked_by
-		                   : ld->res->files[f - ld->res->files - 1].path;
+		/* the entry of the directory with the highest precedence */
+		f->masked_by = ld->res->files[e->masked_by - ld->scan.v].path;
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "masked by %s", f->masked_by);
-		return;
+		return 0;
 	case ENVD_SCAN_MASKS:
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "reads nothing (%s) and masks the same name in later directories",
 		           f->reason);
-		return;
+		return 0;
 	case ENVD_SCAN_PENDING:
 	case ENVD_SCAN_SKIPPED:
 		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s, skipped",
 		           f->reason);
-		return;
+		return 0;
 	case ENVD_SCAN_READ:
 		break;
 	}
@@ -627,16 +461,15 @@ static void process_file(struct loader *ld, struct envd_scan_entry *e, struct en
 		f->reason = "contains a NUL byte";
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,
 		           "contains a NUL byte, skipped (as systemd does)");
-		return;
+		return 0;
 	}
 	if (ld->assignments_full)
-		return;
+		return 0;
 	ld->file = f->path;
 	ld->user_side = f->user_side;
-	/* the parser's own buffers out of memory: fatal, like the store's
-	 * (on_assign's errors are in ld->fatal already; 1 only stops) */
-	if (envd_parse_with(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf) < 0 && !ld->fatal)
-		ld->fatal = -ENOMEM;
+	/* on_assign's 1 only stops the file */
+	r = envd_parse_with(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf);
+	return r < 0 ? r : 0;
 }
 
 static int index_base(struct loader *ld)
@@ -655,9 +488,8 @@ static int index_base(struct loader *ld)
 		size_t len;
 		uint64_t h;
 
-		for (eq = *p; *eq && *eq != '='; eq++)
-			;
-		if (!*eq || eq == *p)
+		eq = strchr(*p, '=');
+		if (!eq || eq == *p)
 			continue;
 		len = (size_t)(eq - *p);
 		h = envd_hash(*p, len);
@@ -754,11 +586,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	if (r == 0)
 		r = index_base(&ld);
 	if (r == 0 && cfg->user_dir)
-		load_user(&ld);
-	if (r == 0 && !ld.fatal)
-		load_system(&ld, cfg->user_dir ? 1 : 0);
+		r = load_user(&ld);
 	if (r == 0)
-		r = ld.fatal;
+		r = load_system(&ld, cfg->user_dir ? 1 : 0);
 	if (r == 0) {
 		ld.res->files =
 		    envd_arena_array(&ld.res->arena, ld.scan.n + 1, sizeof(*ld.res->files));
@@ -770,9 +600,7 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	for (i = 0; r == 0 && i < ld.scan.n; i++) {
 		r = add_file(&ld, &ld.scan.v[i]);
 		if (r == 0)
-			process_file(&ld, &ld.scan.v[i], &ld.res->files[i]);
-		if (r == 0)
-			r = ld.fatal;
+			r = process_file(&ld, &ld.scan.v[i], &ld.res->files[i]);
 	}
 	if (r == 0)
 		r = finish(&ld);

@@ -12,7 +12,7 @@ static const char *env_get(const char *const *env, const char *name)
 	size_t n = strlen(name);
 
 	for (; env && *env; env++)
-		if (envd_has_prefix(*env, name, n) && (*env)[n] == '=')
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
 			return *env + n + 1;
 	return NULL;
 }
@@ -65,6 +65,13 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
 	return 0;
 }
 
+/* A home that can name a directory: absolute (an empty or relative one
+ * would make "%h/x" some other path). */
+static bool usable_home(const char *h)
+{
+	return h && h[0] == '/';
+}
+
 static int expand_template(const char *tmpl, const char *user, const char *home, char **out)
 {
 	struct envd_buf b;
@@ -78,24 +85,27 @@ static int expand_template(const char *tmpl, const char *user, const char *home,
 			continue;
 		}
 		p++;
-		if (*p == '\0') {
-			r = -EINVAL; /* a lone '%' at the end */
-			break;
-		}
-		if (*p == 'h' && home)
+		if (*p == 'h' && usable_home(home))
 			r = envd_buf_append(&b, home, strlen(home));
+		else if (*p == 'h')
+			r = 1; /* no home: no user directory, as without a template */
 		else if (*p == 'u' && user)
 			r = envd_buf_append(&b, user, strlen(user));
 		else if (*p == '%')
 			r = envd_buf_putc(&b, '%');
 		else
-			r = -EINVAL; /* unknown specifier, or %h without a home */
+			r = -EINVAL; /* unknown specifier, a lone '%' at the end, %u without a user
+			              */
+		if (*p == '\0')
+			break;
 	}
 	if (r == 0 && b.len && b.data[0] == '/') {
 		*out = envd_buf_steal(&b, NULL);
 		r = *out ? 0 : -ENOMEM;
 	} else if (r == 0 || r == -E2BIG)
 		r = -EINVAL;
+	else if (r == 1)
+		r = 0;
 	envd_buf_free(&b);
 	return r;
 }
@@ -104,30 +114,20 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
                   char **out)
 {
 	const char *xdg, *h;
-	const char *suffix;
-	size_t hl, sl;
 
 	*out = NULL;
 	if (tmpl)
 		return expand_template(tmpl, user, home, out);
 	xdg = env_get(base, "XDG_CONFIG_HOME");
-	if (xdg && xdg[0] == '/') {
-		h = xdg;
-		suffix = "/environment.d";
-	} else {
-		h = env_get(base, "HOME");
-		if (!h || h[0] != '/')
-			h = home;
-		suffix = "/.config/environment.d";
+	if (usable_home(xdg)) {
+		*out = envd_join(xdg, '/', "environment.d");
+		return *out ? 0 : -ENOMEM;
 	}
-	if (!h || h[0] != '/')
+	h = env_get(base, "HOME");
+	if (!usable_home(h))
+		h = home;
+	if (!usable_home(h))
 		return 0;
-	hl = strlen(h);
-	sl = strlen(suffix);
-	*out = malloc(hl + sl + 1);
-	if (!*out)
-		return -ENOMEM;
-	memcpy(*out, h, hl);
-	memcpy(*out + hl, suffix, sl + 1);
-	return 0;
+	*out = envd_join(h, '/', ".config/environment.d");
+	return *out ? 0 : -ENOMEM;
 }

@@ -9,130 +9,126 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-enum { LOADER, SHELL_INIT, INTERP, IDENTITY, SERVICE, TOOL };
+static const char loader[] = "steers the dynamic loader or libc of programs started later";
+static const char shell_init[] = "makes shells started later run code";
+static const char interp[] = "makes an interpreter started later load code";
+static const char identity[] = "impersonates the session or its identity";
+static const char service[] = "steers services and tools run later, possibly as root";
+static const char tool[] = "makes a tool run later, possibly as root, run a command or open a "
+                           "path the user chose";
 
-const char *const envd_policy_reasons[] = {
-    [LOADER] = "steers the dynamic loader or libc of programs started later",
-    [SHELL_INIT] = "makes shells started later run code",
-    [INTERP] = "makes an interpreter started later load code",
-    [IDENTITY] = "impersonates the session or its identity",
-    [SERVICE] = "steers services and tools run later, possibly as root",
-    [TOOL] = "makes a tool run later, possibly as root, run a command or open a path "
-             "the user chose",
-};
-
-/* In strcmp order of the patterns (a unit test checks it): a check finds
- * the entries that can match a name, those that start with its first
- * character, by binary search.  The reason names the category. */
+/* The reason names the category; the list is in strcmp order for the
+ * reader (a unit test keeps it so). */
 const struct envd_policy_entry envd_default_deny[] = {
-    {"BASHOPTS", SHELL_INIT},
-    {"BASH_ENV", SHELL_INIT},
-    {"BASH_FUNC_*", SHELL_INIT},
-    {"BASH_XTRACEFD", SHELL_INIT},
-    {"CDPATH", SHELL_INIT},
-    {"CLASSPATH", INTERP},
-    {"ENV", SHELL_INIT},
-    {"FPATH", SHELL_INIT},
-    {"GCONV_PATH", LOADER},
-    {"GETCONF_DIR", LOADER},
-    {"GIT_ASKPASS", TOOL},
-    {"GIT_CONFIG*", TOOL},
-    {"GIT_DIR", TOOL},
-    {"GIT_EXEC_PATH", TOOL},
-    {"GIT_EXTERNAL_DIFF", TOOL},
-    {"GIT_PROXY_COMMAND", TOOL},
-    {"GIT_SSH", TOOL},
-    {"GIT_SSH_COMMAND", TOOL},
-    {"GIT_TEMPLATE_DIR", TOOL},
-    {"GIT_WORK_TREE", TOOL},
-    {"GLIBC_TUNABLES", LOADER},
-    {"GLOBIGNORE", SHELL_INIT},
-    {"HOME", IDENTITY},
-    {"HOSTALIASES", LOADER},
-    {"IFS", SHELL_INIT},
-    {"INVOCATION_ID", SERVICE},
-    {"JAVA_TOOL_OPTIONS", INTERP},
-    {"JDK_JAVA_OPTIONS", INTERP},
-    {"JOURNAL_STREAM", SERVICE},
-    {"KRB5CCNAME", IDENTITY},
-    {"KRB5_CONFIG", IDENTITY},
-    {"KRB5_KDC_PROFILE", TOOL},
-    {"KRB5_KTNAME", IDENTITY},
-    {"KRB5_TRACE", TOOL},
-    {"LD_*", LOADER},
-    {"LISTEN_*", SERVICE},
-    {"LOCALDOMAIN", LOADER},
-    {"LOCPATH", LOADER},
-    {"LOGNAME", IDENTITY},
-    {"LUA_CPATH*", INTERP},
-    {"LUA_INIT*", INTERP},
-    {"LUA_PATH*", INTERP},
-    {"MALLOC_*", LOADER},
-    {"NIS_PATH", LOADER},
-    {"NLSPATH", LOADER},
-    {"NODE_OPTIONS", INTERP},
-    {"NODE_PATH", INTERP},
-    {"NOTIFY_SOCKET", SERVICE},
-    {"NULLCMD", SHELL_INIT},
-    {"OPENSSL_CONF", INTERP},
-    {"OPENSSL_ENGINES", INTERP},
-    {"OPENSSL_MODULES", INTERP},
-    {"PAM_*", IDENTITY},
-    {"PERL5DB", INTERP},
-    {"PERL5LIB", INTERP},
-    {"PERL5OPT", INTERP},
-    {"PERLIO_DEBUG", TOOL},
-    {"PERLLIB", INTERP},
-    {"PHPRC", INTERP},
-    {"PHP_INI_SCAN_DIR", INTERP},
-    {"PS4", SHELL_INIT},
-    {"PYTHONBREAKPOINT", INTERP},
-    {"PYTHONEXECUTABLE", INTERP},
-    {"PYTHONHOME", INTERP},
-    {"PYTHONINSPECT", INTERP},
-    {"PYTHONPATH", INTERP},
-    {"PYTHONPLATLIBDIR", INTERP},
-    {"PYTHONPYCACHEPREFIX", INTERP},
-    {"PYTHONSTARTUP", INTERP},
-    {"PYTHONUSERBASE", INTERP},
-    {"PYTHONWARNINGS", INTERP},
-    {"READNULLCMD", SHELL_INIT},
-    {"RESOLV_HOST_CONF", LOADER},
-    {"RES_OPTIONS", LOADER},
-    {"RUBYLIB", INTERP},
-    {"RUBYOPT", INTERP},
-    {"SHELL", IDENTITY},
-    {"SHELLOPTS", SHELL_INIT},
-    {"SSH_ASKPASS", TOOL},
-    {"SSH_CLIENT", IDENTITY},
-    {"SSH_CONNECTION", IDENTITY},
-    {"SSH_ORIGINAL_COMMAND", IDENTITY},
-    {"SSH_TTY", IDENTITY},
-    {"SSLKEYLOGFILE", TOOL},
-    {"SUDO_*", IDENTITY},
-    {"SYSTEMD_*", SERVICE},
-    {"TCLLIBPATH", INTERP},
-    {"TERMCAP", TOOL},
-    {"TERMINFO", TOOL},
-    {"TERMINFO_DIRS", TOOL},
-    {"TERMPATH", TOOL},
-    {"TMPDIR", LOADER},
-    {"TMPPREFIX", SHELL_INIT},
-    {"TZDIR", LOADER},
-    {"USER", IDENTITY},
-    {"XDG_RUNTIME_DIR", IDENTITY},
-    {"XDG_SEAT", IDENTITY},
-    {"XDG_SEAT_PATH", IDENTITY},
-    {"XDG_SESSION_*", IDENTITY},
-    {"XDG_VTNR", IDENTITY},
-    {"ZDOTDIR", SHELL_INIT},
-    {"_JAVA_OPTIONS", INTERP},
-    {"", 0},
+    {"BASHOPTS", shell_init},
+    {"BASH_ENV", shell_init},
+    {"BASH_FUNC_*", shell_init},
+    {"BASH_XTRACEFD", shell_init},
+    {"CDPATH", shell_init},
+    {"CLASSPATH", interp},
+    {"ENV", shell_init},
+    {"FPATH", shell_init},
+    {"GCONV_PATH", loader},
+    {"GETCONF_DIR", loader},
+    {"GIT_ASKPASS", tool},
+    {"GIT_CONFIG*", tool},
+    {"GIT_DIR", tool},
+    {"GIT_EXEC_PATH", tool},
+    {"GIT_EXTERNAL_DIFF", tool},
+    {"GIT_PROXY_COMMAND", tool},
+    {"GIT_SSH", tool},
+    {"GIT_SSH_COMMAND", tool},
+    {"GIT_TEMPLATE_DIR", tool},
+    {"GIT_WORK_TREE", tool},
+    {"GLIBC_TUNABLES", loader},
+    {"GLOBIGNORE", shell_init},
+    {"HOME", identity},
+    {"HOSTALIASES", loader},
+    {"IFS", shell_init},
+    {"INVOCATION_ID", service},
+    {"JAVA_TOOL_OPTIONS", interp},
+    {"JDK_JAVA_OPTIONS", interp},
+    {"JOURNAL_STREAM", service},
+    {"KRB5CCNAME", identity},
+    {"KRB5_CONFIG", identity},
+    {"KRB5_KDC_PROFILE", tool},
+    {"KRB5_KTNAME", identity},
+    {"KRB5_TRACE", tool},
+    {"LD_*", loader},
+    {"LISTEN_*", service},
+    {"LOCALDOMAIN", loader},
+    {"LOCPATH", loader},
+    {"LOGNAME", identity},
+    {"LUA_CPATH*", interp},
+    {"LUA_INIT*", interp},
+    {"LUA_PATH*", interp},
+    {"MALLOC_*", loader},
+    {"NIS_PATH", loader},
+    {"NLSPATH", loader},
+    {"NODE_OPTIONS", interp},
+    {"NODE_PATH", interp},
+    {"NOTIFY_SOCKET", service},
+    {"NULLCMD", shell_init},
+    {"OPENSSL_CONF", interp},
+    {"OPENSSL_ENGINES", interp},
+    {"OPENSSL_MODULES", interp},
+    {"PAM_*", identity},
+    {"PERL5DB", interp},
+    {"PERL5LIB", interp},
+    {"PERL5OPT", interp},
+    {"PERLIO_DEBUG", tool},
+    {"PERLLIB", interp},
+    {"PHPRC", interp},
+    {"PHP_INI_SCAN_DIR", interp},
+    {"PS4", shell_init},
+    {"PYTHONBREAKPOINT", interp},
+    {"PYTHONEXECUTABLE", interp},
+    {"PYTHONHOME", interp},
+    {"PYTHONINSPECT", interp},
+    {"PYTHONPATH", interp},
+    {"PYTHONPLATLIBDIR", interp},
+    {"PYTHONPYCACHEPREFIX", interp},
+    {"PYTHONSTARTUP", interp},
+    {"PYTHONUSERBASE", interp},
+    {"PYTHONWARNINGS", interp},
+    {"READNULLCMD", shell_init},
+    {"RESOLV_HOST_CONF", loader},
+    {"RES_OPTIONS", loader},
+    {"RUBYLIB", interp},
+    {"RUBYOPT", interp},
+    {"SHELL", identity},
+    {"SHELLOPTS", shell_init},
+    {"SSH_ASKPASS", tool},
+    {"SSH_CLIENT", identity},
+    {"SSH_CONNECTION", identity},
+    {"SSH_ORIGINAL_COMMAND", identity},
+    {"SSH_TTY", identity},
+    {"SSLKEYLOGFILE", tool},
+    {"SUDO_*", identity},
+    {"SYSTEMD_*", service},
+    {"TCLLIBPATH", interp},
+    {"TERMCAP", tool},
+    {"TERMINFO", tool},
+    {"TERMINFO_DIRS", tool},
+    {"TERMPATH", tool},
+    {"TMPDIR", loader},
+    {"TMPPREFIX", shell_init},
+    {"TZDIR", loader},
+    {"USER", identity},
+    {"XDG_RUNTIME_DIR", identity},
+    {"XDG_SEAT", identity},
+    {"XDG_SEAT_PATH", identity},
+    {"XDG_SESSION_*", identity},
+    {"XDG_VTNR", identity},
+    {"ZDOTDIR", shell_init},
+    {"_JAVA_OPTIONS", interp},
+    {NULL, NULL},
 };
 
 struct pattern_list {
@@ -145,30 +141,6 @@ struct envd_policy {
 	struct pattern_list allow, deny, only;
 };
 
-/* Glob match with '*' and '?'.  The classic single-backtrack algorithm:
- * O(len(pattern) * len(name)) at worst, and both are short. */
-static bool glob_match(const char *pat, const char *s)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s) {
-		if (*pat == '*') {
-			star = pat++;
-			resume = s;
-		} else if (*pat == '?' || *pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star + 1;
-			s = ++resume;
-		} else
-			return false;
-	}
-	while (*pat == '*')
-		pat++;
-	return *pat == '\0';
-}
-
 struct envd_policy *envd_policy_new(bool with_defaults)
 {
 	struct envd_policy *p = calloc(1, sizeof(*p));
@@ -176,22 +148,6 @@ struct envd_policy *envd_policy_new(bool with_defaults)
 	if (p)
 		p->defaults = with_defaults;
 	return p;
-}
-
-/* The first default entry whose pattern starts at or after c. */
-static size_t first_at_or_after(unsigned char c)
-{
-	size_t lo = 0, hi = ENVD_ARRAY_SIZE(envd_default_deny) - 1; /* the empty row */
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((unsigned char)envd_default_deny[mid].pattern[0] < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 static void list_free(struct pattern_list *l)
@@ -244,18 +200,16 @@ static int add_patterns(struct pattern_list *l, const char *patterns)
 				return -EINVAL;
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? l->cap * 2 : 8;
-			char **nv = realloc(l->v, cap * sizeof(*nv));
+			char **nv = reallocarray(l->v, cap, sizeof(*nv));
 
 			if (!nv)
 				return -ENOMEM;
 			l->v = nv;
 			l->cap = cap;
 		}
-		copy = malloc(n + 1);
+		copy = strndup(start, n);
 		if (!copy)
 			return -ENOMEM;
-		memcpy(copy, start, n);
-		copy[n] = '\0';
 		l->v[l->n++] = copy;
 	}
 }
@@ -298,15 +252,15 @@ static bool any_match(const struct pattern_list *l, const char *name)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (glob_match(l->v[i], name))
+		if (fnmatch(l->v[i], name, 0) == 0)
 			return true;
 	return false;
 }
 
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value)
 {
+	const struct envd_policy_entry *e;
 	const char *reason = NULL;
-	size_t i;
 
 	if (!p)
 		return NULL;
@@ -316,13 +270,9 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name, con
 	if (p->only.n > 0 && !any_match(&p->only, name))
 		return "not among the names the administrator lets user files set (user_only)";
 	if (p->defaults) {
-		/* every default pattern starts with a literal character */
-		for (i = first_at_or_after((unsigned char)name[0]);
-		     !reason && envd_default_deny[i].pattern[0] != '\0' &&
-		     envd_default_deny[i].pattern[0] == name[0];
-		     i++)
-			if (glob_match(envd_default_deny[i].pattern, name))
-				reason = envd_policy_reasons[envd_default_deny[i].reason];
+		for (e = envd_default_deny; e->pattern && !reason; e++)
+			if (fnmatch(e->pattern, name, 0) == 0)
+				reason = e->reason;
 		if (!reason && value && strcmp(name, "TZ") == 0 && tz_names_file(value))
 			reason = "names a file outside the time zone database";
 	}

@@ -33,11 +33,15 @@ struct envd_scan_report {
 	size_t not_conf; /* entries without the .conf suffix */
 	size_t dropped;  /* .conf files over the per-directory limit */
 	bool truncated;  /* stopped listing: far too many entries */
-	bool read_error;
 };
 
+/* Lists dirfd's .conf names as directory number dir.  Returns 0, -ENOMEM,
+ * or -EIO when the listing failed part way (the names read so far are
+ * kept). */
 int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
                   struct envd_scan_report *rep);
+/* The names without .conf that are not directories, one at a time through
+ * cb (lint).  Returns 0, -ENOMEM or -EIO. */
 int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void *data), void *data);
 /* Sorts by basename (strcmp), precedence breaking ties, and marks masked. */
 void envd_scan_sort(struct envd_scan *sc);

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "envd.h"
+#include "internal.h"
 
 /* ---- table-driven tests -------------------------------------------------- */
 

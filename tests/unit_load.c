@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/fsuid.h>
@@ -572,6 +573,48 @@ static void test_non_conf_files(void **state)
 	tu_assert_diag(&t.diags, ENVD_C_FILE_NOT_CONF, "/etc/environment.d/a.conf.bak", 0);
 	tu_assert_diag(&t.diags, ENVD_C_FILE_NOT_CONF, "/.config/environment.d/a.txt", 0);
 	assert_null(tu_find(&t.diags, ENVD_C_FILE_NOT_CONF, "/sub.d", UINT_MAX));
+	tu_tree_free(&t);
+}
+
+/* readdir as a file system without d_type answers (some NFS, XFS without
+ * ftype): every entry DT_UNKNOWN.  unit_load links with --wrap=readdir. */
+static bool hide_d_type;
+struct dirent *__real_readdir(DIR *d);
+struct dirent *__wrap_readdir(DIR *d);
+
+struct dirent *__wrap_readdir(DIR *d)
+{
+	struct dirent *de = __real_readdir(d);
+
+	if (de && hide_d_type)
+		de->d_type = DT_UNKNOWN;
+	return de;
+}
+
+/* Without d_type a directory is still told from a file (by fstatat): lint
+ * does not call a subdirectory a file that is not read. */
+static void test_non_conf_without_d_type(void **state)
+{
+	struct tu_tree t;
+	char d[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_join(d, t.etc, "sub.d");
+	tu_mkdir_p(d, 0755);
+	tu_join(d, t.user, "old");
+	tu_mkdir_p(d, 0755);
+	tu_write(t.etc, "notes.txt", "BAD=1\n");
+	tu_write(t.etc, "ok.conf", "OK=1\n");
+	t.cfg.flags = ENVD_LINT;
+	hide_d_type = true;
+	tu_load_ok(&t);
+	hide_d_type = false;
+	tu_assert_var(&t, "OK", "1");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_FILE_NOT_CONF), 1);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_NOT_CONF, "/etc/environment.d/notes.txt", 0);
+	assert_null(tu_find(&t.diags, ENVD_C_FILE_NOT_CONF, "/sub.d", UINT_MAX));
+	assert_null(tu_find(&t.diags, ENVD_C_FILE_NOT_CONF, "/old", UINT_MAX));
 	tu_tree_free(&t);
 }
 
@@ -2049,7 +2092,11 @@ static void test_user_dir_template(void **state)
 	    {"/plain", NULL, NULL, 0, "/plain"},
 	    {"%x", "u", "/home/u", -EINVAL, NULL},
 	    {"/a/%x", "u", "/home/u", -EINVAL, NULL},
-	    {"%h/x", "u", NULL, -EINVAL, NULL},
+	    /* no usable home names no directory, as the default template */
+	    {"%h/x", "u", NULL, 0, NULL},
+	    {"%h/x", "u", "", 0, NULL},
+	    {"%h/x", "u", "relative", 0, NULL},
+	    {"/etc/envd/%h", "u", "", 0, NULL},
 	    {"/x/%u", NULL, "/h", -EINVAL, NULL},
 	    {"rel/%u", "u", "/home/u", -EINVAL, NULL},
 	    {"%u/x", "u", "/home/u", -EINVAL, NULL},
@@ -2158,6 +2205,7 @@ int main(void)
 	    tu_test(test_user_dir_through_links),
 	    tu_test(test_hidden_files),
 	    tu_test(test_non_conf_files),
+	    tu_test(test_non_conf_without_d_type),
 	    tu_test(test_missing_and_odd_dirs),
 	    tu_test(test_diagnostics_at_file_line),
 	    tu_test(test_lookup_order),

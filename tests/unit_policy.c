@@ -54,14 +54,14 @@ static void instance(char *out, size_t outsz, const char *pattern, bool empty_st
 	out[j] = '\0';
 }
 
-/* The check looks entries up by binary search on the first character: the
- * list must stay in strcmp order, and every pattern start with a literal. */
+/* The list stays in strcmp order, for the reader and for review of
+ * additions; every pattern starts with a literal. */
 static void test_default_list_sorted(void **state)
 {
 	size_t i;
 
 	(void)state;
-	for (i = 0; envd_default_deny[i].pattern[0]; i++) {
+	for (i = 0; envd_default_deny[i].pattern; i++) {
 		assert_true(envd_default_deny[i].pattern[0] != '*' &&
 		            envd_default_deny[i].pattern[0] != '?');
 		if (i > 0 &&
@@ -78,14 +78,13 @@ static void test_default_entries_each_refused(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; envd_default_deny[i].pattern[0]; i++) {
+	for (i = 0; envd_default_deny[i].pattern; i++) {
 		const struct envd_policy_entry *e = &envd_default_deny[i];
 		const char *why;
 
 		assert_true(e->pattern[0] != '\0');
-		assert_non_null(memchr(e->pattern, '\0', sizeof(e->pattern))); /* terminated */
-		assert_true(e->reason < 6);
-		assert_true(envd_policy_reasons[e->reason][0] != '\0');
+		assert_non_null(e->reason);
+		assert_true(e->reason[0] != '\0');
 		instance(name, sizeof(name), e->pattern, false);
 		why = envd_policy_check(p, name, NULL);
 		if (!why)
@@ -96,7 +95,7 @@ static void test_default_entries_each_refused(void **state)
 				assert_refused(p, name);
 		} else {
 			/* an exact entry gives its own reason */
-			assert_string_equal(why, envd_policy_reasons[e->reason]);
+			assert_string_equal(why, e->reason);
 		}
 	}
 	assert_true(i > 20);
@@ -355,8 +354,8 @@ static void test_admin_deny_wins(void **state)
 	assert_allowed(p, "PAGER");
 	/* its reason is not one of the default reasons */
 	why = envd_policy_check(p, "EDITOR", NULL);
-	for (i = 0; envd_default_deny[i].pattern[0]; i++)
-		assert_string_not_equal(why, envd_policy_reasons[envd_default_deny[i].reason]);
+	for (i = 0; envd_default_deny[i].pattern; i++)
+		assert_string_not_equal(why, envd_default_deny[i].reason);
 	envd_policy_free(p);
 }
 

@@ -29,7 +29,6 @@ enum fault_fn {
 	F_CALLOC,
 	F_REALLOC,
 	F_REALLOCARRAY,
-	F_STRDUP,
 	F_STRNDUP,
 	F_OPEN,
 	F_OPENAT,
@@ -38,15 +37,13 @@ enum fault_fn {
 	F_FSTATAT,
 	F_FSTATFS,
 	F_CLOSE,
-	F_DUP,
 	F_FDOPENDIR,
 	F_READDIR,
 	F_CLOSEDIR,
-	F_GETDENTS, /* syscall(SYS_getdents64, ...) */
-	F_OPENAT2,  /* syscall(SYS_openat2, ...) */
-	F_CAPGET,   /* syscall(SYS_capget, ...) */
-	F_CAPSET,   /* syscall(SYS_capset, ...) */
-	F_MUTEX,    /* pthread_mutex_timedlock */
+	F_OPENAT2, /* syscall(SYS_openat2, ...) */
+	F_CAPGET,  /* syscall(SYS_capget, ...) */
+	F_CAPSET,  /* syscall(SYS_capset, ...) */
+	F_MUTEX,   /* pthread_mutex_timedlock */
 	F_CLOCKTIME,
 	F_READLINKAT, /* clock_gettime */
 	F_GETGROUPS,
@@ -126,7 +123,6 @@ void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t n);
 void *__wrap_reallocarray(void *p, size_t n, size_t size);
-char *__wrap_strdup(const char *s);
 char *__wrap_strndup(const char *s, size_t n);
 void __wrap_free(void *p);
 int __wrap_open(const char *path, int flags, ...);
@@ -144,7 +140,6 @@ int __wrap_fstatat64(int dirfd, const char *path, struct stat64 *st, int flags);
 int __wrap_fstatfs(int fd, struct statfs *sf);
 int __wrap_fstatfs64(int fd, struct statfs64 *sf);
 int __wrap_close(int fd);
-int __wrap_dup(int fd);
 DIR *__wrap_fdopendir(int fd);
 struct dirent *__wrap_readdir(DIR *d);
 int __wrap_closedir(DIR *d);

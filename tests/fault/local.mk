@@ -7,12 +7,12 @@
 # which exports them to the module it loads.
 fault_wrap_ldflags = \
 	-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=reallocarray \
-	-Wl,--wrap=strdup -Wl,--wrap=strndup -Wl,--wrap=free \
+	-Wl,--wrap=strndup -Wl,--wrap=free \
 	-Wl,--wrap=open -Wl,--wrap=open64 -Wl,--wrap=__open_2 \
 	-Wl,--wrap=openat -Wl,--wrap=openat64 -Wl,--wrap=__openat_2 \
 	-Wl,--wrap=read -Wl,--wrap=__read_chk \
 	-Wl,--wrap=fstat -Wl,--wrap=fstat64 -Wl,--wrap=fstatat -Wl,--wrap=fstatat64 \
-	-Wl,--wrap=fstatfs -Wl,--wrap=fstatfs64 -Wl,--wrap=close -Wl,--wrap=dup \
+	-Wl,--wrap=fstatfs -Wl,--wrap=fstatfs64 -Wl,--wrap=close \
 	-Wl,--wrap=fdopendir -Wl,--wrap=readdir -Wl,--wrap=closedir -Wl,--wrap=syscall \
 	-Wl,--wrap=getgroups -Wl,--wrap=getgrouplist -Wl,--wrap=setfsuid -Wl,--wrap=setfsgid \
 	-Wl,--wrap=getrandom -Wl,--wrap=pthread_mutex_timedlock -Wl,--wrap=clock_gettime \

@@ -37,7 +37,6 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_CALLOC] = {"calloc", NOMEM},
     [F_REALLOC] = {"realloc", NOMEM},
     [F_REALLOCARRAY] = {"reallocarray", NOMEM},
-    [F_STRDUP] = {"strdup", NOMEM},
     [F_STRNDUP] = {"strndup", NOMEM},
     [F_OPEN] = {"open", FILEIO},
     [F_OPENAT] = {"openat", FILEIO},
@@ -46,11 +45,9 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_FSTATAT] = {"fstatat", FILEIO},
     [F_FSTATFS] = {"fstatfs", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_CLOSE] = {"close", {{EIO, "EIO (fd released)"}}, 1},
-    [F_DUP] = {"dup", {{EMFILE, "EMFILE"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_FDOPENDIR] = {"fdopendir", NOMEM},
     [F_READDIR] = {"readdir", {{EIO, "EIO"}}, 1},
     [F_CLOSEDIR] = {"closedir", {{EIO, "EIO (closed)"}}, 1},
-    [F_GETDENTS] = {"getdents64", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_OPENAT2] = {"openat2",
                    {{EACCES, "EACCES"}, {EIO, "EIO"}, {ENOMEM, "ENOMEM"}, {ENOSYS, "ENOSYS"}},
                    4},
@@ -235,16 +232,6 @@ void *__wrap_reallocarray(void *old, size_t n, size_t size)
 	return resized(old, reallocarray(old, n, size), n == 0 || size == 0);
 }
 
-char *__wrap_strdup(const char *s)
-{
-	char *p;
-
-	FAIL_IF_HIT(F_STRDUP, NULL);
-	p = strdup(s);
-	track(p);
-	return p;
-}
-
 char *__wrap_strndup(const char *s, size_t n)
 {
 	char *p;
@@ -407,12 +394,6 @@ int __wrap_close(int fd)
 	return r;
 }
 
-int __wrap_dup(int fd)
-{
-	FAIL_IF_HIT(F_DUP, -1);
-	return dup(fd);
-}
-
 DIR *__wrap_fdopendir(int fd)
 {
 	FAIL_IF_HIT(F_FDOPENDIR, NULL);
@@ -433,8 +414,8 @@ int __wrap_closedir(DIR *d)
 	return r;
 }
 
-/* The module calls syscall(2) for getdents64 only; any other number passes
- * through untouched (six arguments, as the kernel takes). */
+/* The module calls syscall(2) for openat2, capget and capset; any other
+ * number passes through untouched (six arguments, as the kernel takes). */
 long __wrap_syscall(long n, ...)
 {
 	long a[6];
@@ -444,9 +425,7 @@ long __wrap_syscall(long n, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (n == SYS_getdents64)
-		FAIL_IF_HIT(F_GETDENTS, -1);
-	else if (n == SYS_openat2)
+	if (n == SYS_openat2)
 		FAIL_IF_HIT(F_OPENAT2, -1);
 	else if (n == SYS_capget)
 		FAIL_IF_HIT(F_CAPGET, -1);

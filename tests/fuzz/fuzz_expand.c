@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "envd.h"
+#include "internal.h"
 #include "fuzz.h"
 
 #define MAX_VARS 16

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "envd.h"
+#include "internal.h"
 #include "fuzz.h"
 
 static struct fuzz_tree tree;

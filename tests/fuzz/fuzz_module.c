@@ -33,6 +33,7 @@
 #include <security/pam_appl.h>
 
 #include "envd.h"
+#include "internal.h"
 #include "fuzz.h"
 
 #ifndef PAM_ENVD_SO

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "envd.h"
+#include "internal.h"
 #include "fuzz.h"
 
 struct seen {

@@ -1,0 +1,55 @@
+/* loader.h - the state of one envd_load, shared by load.c and lint.c
+ * (internal). */
+#ifndef ENVD_LOADER_H
+#define ENVD_LOADER_H
+
+#include "scan.h"
+
+struct envd_result {
+	struct envd_arena arena; /* paths, variables, the tables below */
+	struct envd_store store;
+	struct envd_var *vars;
+	struct envd_file *files;
+	size_t nfiles;
+	size_t ndiag;
+};
+
+struct loader {
+	const struct envd_config *cfg;
+	struct envd_result *res;
+	struct envd_diag_sink sink;
+	struct envd_store base; /* index of base_env */
+	size_t *base_index;     /* per base entry: its position in base_env */
+	struct envd_scan scan;
+	struct envd_buf xbuf;       /* expansion output, reused for every value */
+	struct envd_buf kbuf, vbuf; /* the parser's, reused for every file */
+	char **dir_paths;           /* per directory index, owned by res */
+	size_t ndirs;
+	size_t input_bytes;
+	size_t expansion_left;
+	size_t assignments;
+	bool assignments_full;
+	bool budget_said;
+	/* the file being parsed */
+	const char *file;
+	unsigned line;
+	bool user_side;
+	char user_ref[128]; /* lint: a variable a user file set, referenced by the value */
+};
+
+/* lint.c: the warnings of envd check (ENVD_LINT) */
+
+/* The names of dirfd that environment.d does not read.  Returns 0, -ENOMEM
+ * or -EIO. */
+int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir);
+/* The expansion's on_ref hook: unset references, empty defaults, and a
+ * system file's reference to a variable a user file set. */
+void envd_lint_on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+                      size_t value_len, void *data);
+/* Before expansion: '~', command substitution, specifiers, comments. */
+void envd_lint_raw(struct loader *ld, const char *name, const char *v, size_t n);
+/* After expansion: empty PATH components, and (expanded) a refused name
+ * whose value a user file controls. */
+void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t n, bool expanded);
+
+#endif
