@@ -206,11 +206,11 @@ static int rehash(struct envd_store *s, size_t nslots)
 	return 0;
 }
 
-/* A free entry at the end of v and its slot; NULL without memory. */
+/* Doubles the room for entries.  Returns 0 or -ENOMEM. */
 static int grow_entries(struct envd_store *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 64;
-	struct envd_entry *nv = realloc(s->v, cap * sizeof(*nv));
+	struct envd_entry *nv = reallocarray(s->v, cap, sizeof(*nv));
 
 	if (!nv)
 		return -ENOMEM;
