@@ -1,0 +1,77 @@
+/* pamenv.h - pam_env's user file as pam_env reads it (pamenv.c). */
+#ifndef ENVD_PAMENV_H
+#define ENVD_PAMENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define PAM_LINE_BUF 8192u /* pam_env's line buffer, NUL included */
+
+struct str {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+struct reader {
+	const char *p, *end;
+	unsigned lineno; /* of the physical line at p */
+	FILE *out;       /* blank and comment lines are passed straight through */
+};
+
+struct logical {
+	char text[PAM_LINE_BUF];
+	size_t len;               /* pam_env's count of bytes used */
+	const char *first, *last; /* its physical lines (comment lines between included) */
+	unsigned line;            /* number of the first one */
+	const char *stop;         /* why pam_env stops reading, for RD_STOP */
+};
+
+enum rd { RD_LINE, RD_EOF, RD_STOP };
+
+enum vkind { V_NONE, V_EMPTY, V_TEXT };
+
+struct val {
+	enum vkind kind;
+	const char *p;
+	size_t n;
+};
+
+struct pline {
+	const char *name;
+	size_t name_len;
+	struct val dflt, ovr;
+	const char *bad; /* why pam_env ignores the line, or NULL */
+	const char *bad_at;
+};
+
+enum part_kind { P_END, P_LIT, P_ENV, P_ITEM, P_ABORT };
+
+struct part {
+	enum part_kind kind;
+	const char *p; /* the literal text, or the name between the braces */
+	size_t n;
+};
+
+/* Appends n bytes of p (s->oom on failure, checked once at the end). */
+void str_add(struct str *s, const char *p, size_t n);
+void str_adds(struct str *s, const char *z);
+/* The file at path ("-": standard input) into buf, at most 1 MiB; a
+ * regular file only.  Returns 0 or a negative errno. */
+int read_file(const char *path, struct str *buf);
+/* Original text in a comment line; control bytes become '?'. */
+void put_comment_text(FILE *out, const char *s, size_t n);
+bool is_pam_blank(char c);
+/* A blank or comment line as pam_env sees it (it skips both). */
+bool skipped_line(const char *s, size_t n);
+/* The next logical line into lg; blank and comment lines on the way are
+ * passed through to r->out. */
+enum rd assemble(struct reader *r, struct logical *lg);
+/* Splits a logical line into NAME, DEFAULT= and OVERRIDE=. */
+void parse_pam_line(const char *t, struct pline *pl);
+/* The next part of a value in [*cur, end): literal text, ${X} or @{X}. */
+enum part_kind next_part(const char **cur, const char *end, struct part *pt);
+bool part_is(const struct part *pt, const char *name);
+
+#endif
