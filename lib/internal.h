@@ -10,9 +10,16 @@
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* names.c: the characters of a variable name */
-bool envd_name_start(char c); /* a letter or '_' */
-bool envd_name_char(char c);  /* a letter, a digit or '_' */
+/* The characters of a variable name (names.c has the whole checks). */
+static inline bool envd_name_start(char c) /* a letter or '_' */
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static inline bool envd_name_char(char c) /* a letter, a digit or '_' */
+{
+	return envd_name_start(c) || (c >= '0' && c <= '9');
+}
 
 /* ---- the default deny list (policy.c) ---- */
 struct envd_policy_entry {

@@ -6,16 +6,6 @@
 
 #include "internal.h"
 
-bool envd_name_start(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-
-bool envd_name_char(char c)
-{
-	return envd_name_start(c) || (c >= '0' && c <= '9');
-}
-
 bool envd_name_valid(const char *name, size_t len)
 {
 	size_t i;

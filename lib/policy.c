@@ -270,9 +270,16 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name, con
 	if (p->only.n > 0 && !any_match(&p->only, name))
 		return "not among the names the administrator lets user files set (user_only)";
 	if (p->defaults) {
-		for (e = envd_default_deny; e->pattern && !reason; e++)
-			if (fnmatch(e->pattern, name, 0) == 0)
+		/* Every default pattern starts with a literal and the list is
+		 * sorted: fnmatch only where the first bytes agree, and no look
+		 * past them.  fnmatch on all 103 entries was 9% of a login
+		 * process's instructions, the whole scan 0.9%. */
+		for (e = envd_default_deny; e->pattern && !reason; e++) {
+			if ((unsigned char)e->pattern[0] > (unsigned char)name[0])
+				break;
+			if (e->pattern[0] == name[0] && fnmatch(e->pattern, name, 0) == 0)
 				reason = e->reason;
+		}
 		if (!reason && value && strcmp(name, "TZ") == 0 && tz_names_file(value))
 			reason = "names a file outside the time zone database";
 	}
