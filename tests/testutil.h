@@ -470,6 +470,23 @@ static inline int tu_cleanup(void **state)
 	return 0;
 }
 
+/* Writes head, then a comment line padding the file to exactly total bytes. */
+static inline void tu_write_padded(const char *dir, const char *name, const char *head,
+                                   size_t total)
+{
+	size_t hl = strlen(head);
+	char *buf = malloc(total);
+
+	assert_non_null(buf);
+	assert_true(total >= hl + 2);
+	memcpy(buf, head, hl);
+	buf[hl] = '#';
+	memset(buf + hl + 1, 'x', total - hl - 2);
+	buf[total - 1] = '\n';
+	tu_write_len(dir, name, buf, total);
+	free(buf);
+}
+
 #define tu_test(f) cmocka_unit_test_teardown(f, tu_cleanup)
 
 #endif

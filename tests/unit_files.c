@@ -1,0 +1,680 @@
+/*
+ * unit_files.c - envd_load against hostile files (SECURITY.md): NUL bytes,
+ * invalid UTF-8, sizes, FIFOs, sockets and devices, /proc, modes, owners,
+ * unreadable entries; and the privilege hooks around the user directory.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/fsuid.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "testutil.h"
+
+#define NOBODY 65534
+
+static void skip_unless_root(void)
+{
+	if (geteuid() != 0) {
+		print_message("  (needs root: skipped)\n");
+		skip();
+	}
+}
+
+/* ---- hostile files ---- */
+
+static void test_nul_byte(void **state)
+{
+	struct tu_tree t;
+	const struct envd_file *f;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write_len(t.etc, "a.conf", "A=1\nB\0=2\nC=3\n", 13);
+	tu_write_len(t.user, "u.conf", "U=1\0", 4);
+	tu_write(t.etc, "b.conf", "D=4\n");
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "A");
+	tu_assert_unset(&t, "C");
+	tu_assert_unset(&t, "U");
+	tu_assert_var(&t, "D", "4");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_NUL, "/etc/environment.d/a.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_NUL, "/.config/environment.d/u.conf", 0);
+	f = tu_file(&t, "/etc/environment.d/a.conf");
+	assert_int_equal(f->state, ENVD_FILE_SKIPPED);
+	tu_tree_free(&t);
+}
+
+static void test_invalid_utf8_skips_one_assignment(void **state)
+{
+	static const char *const base[] = {"BIN=\xff", NULL};
+	struct tu_tree t;
+	const char *f = "/etc/environment.d/a.conf";
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.base_env = base;
+	tu_write(t.etc, "a.conf",
+	         "A=\xff\n"             /* 1 */
+	         "B=ok\n"               /* 2 */
+	         "C=\xc3\xa9\n"         /* 3 */
+	         "D=\xc0\xaf\n"         /* 4: overlong */
+	         "E=\xed\xa0\x80\n"     /* 5: surrogate */
+	         "F=\xf4\x90\x80\x80\n" /* 6: above U+10FFFF */
+	         "G=x\xe2\x82\n"        /* 7: truncated */
+	         "H=\xf0\x9f\x98\x80\n" /* 8 */
+	         "I=$BIN\n"             /* 9: invalid after expansion */
+	         "B=\"again \xfe\"\n"   /* 10: the old value stays */
+	         "J=end\n");            /* 11 */
+	tu_write(t.usr, "b.conf", "K=\xff\nL=next file\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "B", "ok");
+	tu_assert_var(&t, "C", "\xc3\xa9");
+	tu_assert_var(&t, "H", "\xf0\x9f\x98\x80");
+	tu_assert_var(&t, "J", "end");
+	tu_assert_var(&t, "L", "next file");
+	tu_assert_unset(&t, "A");
+	tu_assert_unset(&t, "D");
+	tu_assert_unset(&t, "E");
+	tu_assert_unset(&t, "F");
+	tu_assert_unset(&t, "G");
+	tu_assert_unset(&t, "I");
+	tu_assert_unset(&t, "K");
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 1);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 4);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 5);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 6);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 7);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 9);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, f, 10);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_UTF8, "/usr/lib/environment.d/b.conf", 1);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_BAD_UTF8), 8);
+	tu_tree_free(&t);
+}
+
+struct ucase {
+	const char *s;
+	bool valid;
+};
+
+static void test_utf8_valid(void **state)
+{
+	static const struct ucase cases[] = {
+	    {"", true},
+	    {"plain ASCII \t\x1b", true},
+	    {"\xc2\x80", true},
+	    {"\xdf\xbf", true},
+	    {"\xe0\xa0\x80", true},
+	    {"\xef\xbf\xbd", true}, /* U+FFFD */
+	    {"\xf0\x90\x80\x80", true},
+	    {"\xf4\x8f\xbf\xbd", true},
+	    {"\xef\xbf\xbe", false},     /* U+FFFE, a noncharacter */
+	    {"\xef\xbf\xbf", false},     /* U+FFFF */
+	    {"\xef\xb7\x90", false},     /* U+FDD0 */
+	    {"\xf0\x9f\xbf\xbe", false}, /* U+1FFFE */
+	    {"\x80", false},
+	    {"\xbf", false},
+	    {"\xc0\x80", false},         /* overlong NUL */
+	    {"\xc1\xbf", false},         /* overlong */
+	    {"\xe0\x80\x80", false},     /* overlong */
+	    {"\xe0\x9f\xbf", false},     /* overlong */
+	    {"\xf0\x80\x80\x80", false}, /* overlong */
+	    {"\xf0\x8f\xbf\xbf", false}, /* overlong */
+	    {"\xed\xa0\x80", false},     /* U+D800 */
+	    {"\xed\xbf\xbf", false},     /* U+DFFF */
+	    {"\xf4\x90\x80\x80", false}, /* U+110000 */
+	    {"\xf5\x80\x80\x80", false},
+	    {"\xff", false},
+	    {"\xfe", false},
+	    {"\xc3", false},         /* truncated at the end */
+	    {"\xe2\x82", false},     /* truncated at the end */
+	    {"\xc3x", false},        /* bad continuation */
+	    {"\xe2\x28\xa1", false}, /* bad continuation */
+	    {"a\xc3\xa9z\xff", false},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(cases); i++)
+		if (envd_utf8_valid(cases[i].s, strlen(cases[i].s)) != cases[i].valid)
+			fail_msg("case %zu: expected %s", i, cases[i].valid ? "valid" : "invalid");
+	/* length bounds the check */
+	assert_true(envd_utf8_valid("ab\xff", 2));
+	assert_false(envd_utf8_valid("\xc3\xa9", 1));
+}
+
+static void test_file_size_cap(void **state)
+{
+	struct tu_tree t;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write_padded(t.user, "a.conf", "A=1\n", ENVD_MAX_FILE_BYTES);
+	tu_write_padded(t.user, "b.conf", "B=1\n", ENVD_MAX_FILE_BYTES + 1);
+	tu_write_padded(t.etc, "c.conf", "C=1\n", ENVD_MAX_FILE_BYTES + 1);
+	tu_write(t.etc, "d.conf", "D=1\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "1");
+	tu_assert_unset(&t, "B");
+	tu_assert_unset(&t, "C");
+	tu_assert_var(&t, "D", "1");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/.config/environment.d/b.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/c.conf", 0);
+	assert_int_equal(tu_file(&t, "/etc/environment.d/c.conf")->state, ENVD_FILE_SKIPPED);
+
+	/* a configured cap */
+	t.cfg.limits.file_bytes = 8;
+	tu_write(t.etc, "e.conf", "E=34567\n");  /* 8 bytes */
+	tu_write(t.etc, "f.conf", "F=345678\n"); /* 9 bytes */
+	tu_load_ok(&t);
+	tu_assert_var(&t, "E", "34567");
+	tu_assert_unset(&t, "F");
+	tu_assert_var(&t, "D", "1");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/f.conf", 0);
+	tu_tree_free(&t);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	/* a FIFO blocked the load: fail loudly rather than hang the suite */
+	static const char msg[] = "unit_load: envd_load blocked (alarm)\n";
+	ssize_t w = write(2, msg, sizeof(msg) - 1);
+
+	(void)w;
+	_exit(1);
+}
+
+static void make_socket(const char *dir, const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char path[TU_PATH];
+	int fd;
+
+	tu_join(path, dir, name);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (const struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	close(fd);
+}
+
+static void test_fifo_socket_device(void **state)
+{
+	struct tu_tree t;
+	char path[TU_PATH];
+	int wfd = -1, rfd;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_join(path, t.user, "f.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tu_join(path, t.etc, "g.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	/* a FIFO with a writer holding it open would never reach EOF */
+	rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	wfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(wfd >= 0);
+	make_socket(t.etc, "s.conf");
+	tu_symlink("/dev/zero", t.etc, "z.conf");
+	tu_symlink("/dev/urandom", t.user, "r.conf");
+	tu_write(t.etc, "ok.conf", "OK=1\n");
+
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	tu_load_ok(&t);
+	alarm(0);
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/f.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/g.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/s.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/z.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/r.conf", 0);
+	assert_int_equal(tu_file(&t, "/etc/environment.d/g.conf")->state, ENVD_FILE_SKIPPED);
+	close(wfd);
+	close(rfd);
+	tu_tree_free(&t);
+}
+
+/* The path-based look before opening is only a filter; what was opened is
+ * checked on its descriptor.  This fstatat, linked into the test program
+ * ahead of libc's, calls the file named lie_name a regular file, as if it
+ * had been swapped for a FIFO between the look and the open: the open must
+ * not block (O_NONBLOCK) and the descriptor check must refuse it. */
+static const char *lie_name;
+static unsigned lie_calls;
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	static int (*real)(int, const char *, struct stat *, int);
+	int r;
+
+	if (!real) {
+		*(void **)&real = dlsym(RTLD_NEXT, "fstatat");
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	r = real(dirfd, path, st, flags);
+	if (r == 0 && lie_name && strcmp(path, lie_name) == 0) {
+		lie_calls++;
+		st->st_mode = (st->st_mode & ~(mode_t)S_IFMT) | S_IFREG;
+	}
+	return r;
+}
+
+static void test_fifo_behind_the_filter(void **state)
+{
+	struct tu_tree t;
+	char path[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_join(path, t.user, "f.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tu_join(path, t.etc, "f.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tu_write(t.etc, "ok.conf", "OK=1\n");
+	lie_name = "f.conf";
+	lie_calls = 0;
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	tu_load_ok(&t);
+	alarm(0);
+	lie_name = NULL;
+	if (lie_calls == 0) {
+		print_message("  (the library does not call fstatat: skipped)\n");
+		tu_tree_free(&t);
+		skip();
+	}
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/f.conf", 0);
+	assert_int_equal(tu_file(&t, "/.config/environment.d/f.conf")->state, ENVD_FILE_SKIPPED);
+	tu_tree_free(&t);
+}
+
+/* /proc files look regular (st_size 0) but are generated: refused. */
+static void test_proc_file_refused(void **state)
+{
+	struct tu_tree t;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_symlink("/proc/self/environ", t.user, "e.conf");
+	tu_symlink("/proc/self/status", t.etc, "s.conf");
+	tu_write(t.etc, "ok.conf", "OK=1\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/e.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/s.conf", 0);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_FILE_NUL), 0);
+	assert_int_equal(envd_result_count(t.res), 1);
+	tu_tree_free(&t);
+}
+
+static void test_writable_files_refused(void **state)
+{
+	struct tu_tree t;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "g.conf", "G=1\n");
+	tu_chmod(t.etc, "g.conf", 0664);
+	tu_write(t.etc, "w.conf", "W=1\n");
+	tu_chmod(t.etc, "w.conf", 0646);
+	tu_write(t.user, "u.conf", "U=1\n");
+	tu_chmod(t.user, "u.conf", 0620);
+	tu_write(t.user, "v.conf", "V=1\n");
+	tu_chmod(t.user, "v.conf", 0602);
+	/* a refused file still masks */
+	tu_write(t.usr, "u.conf", "U=usr\n");
+	tu_write(t.etc, "ok.conf", "OK=1\n");
+	tu_write(t.user, "ro.conf", "RO=1\n");
+	tu_chmod(t.user, "ro.conf", 0400);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "G");
+	tu_assert_unset(&t, "W");
+	tu_assert_unset(&t, "U");
+	tu_assert_unset(&t, "V");
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_var(&t, "RO", "1");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/g.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/w.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/u.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/v.conf", 0);
+	tu_tree_free(&t);
+}
+
+static void test_writable_dirs_refused(void **state)
+{
+	struct tu_tree t;
+	char config[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "u.conf", "U=1\n");
+	tu_write(t.etc, "e.conf", "E=1\n");
+	tu_write(t.run, "r.conf", "R=1\n");
+	tu_write(t.usr, "s.conf", "S=1\n");
+	tu_chmod(t.user, NULL, 0775);
+	tu_chmod(t.etc, NULL, 0757);
+	tu_chmod(t.run, NULL, 01777); /* sticky does not help the directory itself */
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "U");
+	tu_assert_unset(&t, "E");
+	tu_assert_unset(&t, "R");
+	tu_assert_var(&t, "S", "1");
+	tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/.config/environment.d", 0);
+	tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/etc/environment.d", 0);
+	tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/run/environment.d", 0);
+
+	/* a writable directory above the user directory */
+	tu_chmod(t.user, NULL, 0755);
+	tu_chmod(t.etc, NULL, 0755);
+	tu_chmod(t.run, NULL, 0755);
+	tu_load_ok(&t);
+	tu_assert_var(&t, "U", "1");
+	snprintf(config, sizeof(config), "%s/.config", t.home);
+	tu_chmod(config, NULL, 0777);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "U");
+	tu_assert_var(&t, "E", "1");
+	tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/.config/environment.d", 0);
+	tu_chmod(config, NULL, 0755);
+	tu_chmod(t.home, NULL, 0770);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "U");
+	tu_chmod(t.home, NULL, 0755);
+	tu_tree_free(&t);
+}
+
+/* Owners: the system side wants system_uid, the user side the user or root. */
+static void test_owners(void **state)
+{
+	struct tu_tree t;
+	char path[TU_PATH];
+
+	(void)state;
+	skip_unless_root();
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf", "A=1\n");
+	tu_join(path, t.etc, "a.conf");
+	assert_int_equal(chown(path, NOBODY, NOBODY), 0);
+	tu_write(t.user, "u.conf", "U=1\n");
+	tu_join(path, t.user, "u.conf");
+	assert_int_equal(chown(path, NOBODY, NOBODY), 0);
+	tu_write(t.user, "r.conf", "R=1\n"); /* owned by root */
+	tu_write(t.usr, "s.conf", "S=1\n");
+	assert_int_equal(chown(t.usr, NOBODY, NOBODY), 0);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "A");
+	tu_assert_unset(&t, "U"); /* user_uid is root here */
+	tu_assert_var(&t, "R", "1");
+	tu_assert_unset(&t, "S");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/etc/environment.d/a.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/.config/environment.d/u.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/usr/lib/environment.d", 0);
+
+	/* the user's own files, and root's, are fine on the user side */
+	t.cfg.user_uid = NOBODY;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "U", "1");
+	tu_assert_var(&t, "R", "1");
+	tu_assert_unset(&t, "A");
+
+	/* a user directory or a parent owned by a third user is refused */
+	assert_int_equal(chown(t.user, NOBODY - 1, NOBODY - 1), 0);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "U");
+	tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/.config/environment.d", 0);
+	assert_int_equal(chown(t.user, NOBODY, NOBODY), 0);
+	assert_int_equal(chown(t.home, NOBODY - 1, NOBODY - 1), 0);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "U");
+	assert_int_equal(chown(t.home, NOBODY, NOBODY), 0);
+	tu_load_ok(&t);
+	tu_assert_var(&t, "U", "1");
+	tu_tree_free(&t);
+}
+
+static int enter_nobody(void *data)
+{
+	(void)data;
+	setfsgid(NOBODY);
+	setfsuid(NOBODY);
+	return setfsuid((uid_t)-1) == NOBODY ? 0 : -1;
+}
+
+static int leave_nobody(void *data)
+{
+	(void)data;
+	setfsuid(0);
+	setfsgid(0);
+	return setfsuid((uid_t)-1) == 0 ? 0 : -1;
+}
+
+/* A symlink to a file the reader cannot read is skipped, not followed with
+ * more privileges.  As root the hooks switch the file-system uid to nobody,
+ * as pam_envd does; as a normal user the file is simply mode 000. */
+static void test_unreadable_symlink(void **state)
+{
+	struct tu_tree t;
+	char secret[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.root, "secret.env", "SECRET=s3cr3t\n");
+	tu_join(secret, t.root, "secret.env");
+	tu_symlink(secret, t.user, "s.conf");
+	tu_write(t.user, "ok.conf", "OK=1\n");
+	if (geteuid() == 0) {
+		tu_chmod(secret, NULL, 0600);
+		t.cfg.enter_user = enter_nobody;
+		t.cfg.leave_user = leave_nobody;
+	} else {
+		tu_chmod(secret, NULL, 0);
+	}
+	tu_load_ok(&t);
+	assert_int_equal(setfsuid((uid_t)-1), geteuid());
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_unset(&t, "SECRET");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_ERROR, "/.config/environment.d/s.conf", 0);
+	assert_int_equal(tu_file(&t, "/.config/environment.d/s.conf")->state, ENVD_FILE_SKIPPED);
+	/* the system side is read with the caller's own rights */
+	tu_symlink(secret, t.etc, "t.conf");
+	tu_load_ok(&t);
+	if (geteuid() == 0)
+		tu_assert_var(&t, "SECRET", "s3cr3t");
+	tu_chmod(secret, NULL, 0600);
+	tu_tree_free(&t);
+}
+
+static void test_unreadable_dir(void **state)
+{
+	struct tu_tree t;
+
+	(void)state;
+	if (geteuid() == 0) {
+		print_message("  (root reads any directory: skipped)\n");
+		skip();
+	}
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf", "A=1\n");
+	tu_write(t.usr, "b.conf", "B=1\n");
+	tu_chmod(t.etc, NULL, 0);
+	tu_load_ok(&t);
+	tu_chmod(t.etc, NULL, 0755);
+	tu_assert_unset(&t, "A");
+	tu_assert_var(&t, "B", "1");
+	tu_assert_diag(&t.diags, ENVD_C_DIR_ERROR, "/etc/environment.d", 0);
+	tu_tree_free(&t);
+}
+
+/* ---- the privilege hooks ---- */
+
+struct hooks {
+	struct tu_tree *t;
+	int enter_calls, leave_calls;
+	int enter_rc, leave_rc;
+	bool switch_files;
+};
+
+static int hook_enter(void *data)
+{
+	struct hooks *h = data;
+	char a[TU_PATH + 16], b[TU_PATH + 16];
+
+	h->enter_calls++;
+	assert_int_equal(h->leave_calls, h->enter_calls - 1);
+	if (h->switch_files) {
+		/* only reachable inside the window: the user's file appears, the
+		 * system directory is away */
+		tu_write(h->t->user, "50-u.conf", "INSIDE=1\n");
+		snprintf(a, sizeof(a), "%s", h->t->etc);
+		snprintf(b, sizeof(b), "%s.away", h->t->etc);
+		assert_int_equal(rename(a, b), 0);
+	}
+	return h->enter_rc;
+}
+
+static int hook_leave(void *data)
+{
+	struct hooks *h = data;
+	char a[TU_PATH + 16], b[TU_PATH + 16];
+
+	h->leave_calls++;
+	assert_int_equal(h->leave_calls, h->enter_calls);
+	if (h->switch_files) {
+		tu_join(a, h->t->user, "50-u.conf");
+		assert_int_equal(unlink(a), 0);
+		snprintf(a, sizeof(a), "%s", h->t->etc);
+		snprintf(b, sizeof(b), "%s.away", h->t->etc);
+		assert_int_equal(rename(b, a), 0);
+	}
+	return h->leave_rc;
+}
+
+static void set_hooks(struct tu_tree *t, struct hooks *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->t = t;
+	t->cfg.enter_user = hook_enter;
+	t->cfg.leave_user = hook_leave;
+	t->cfg.priv_data = h;
+}
+
+static void test_hooks_around_user_dir(void **state)
+{
+	struct tu_tree t;
+	struct hooks h;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "10-u.conf", "U=1\n");
+	tu_write(t.etc, "60-e.conf", "OUTSIDE=1\n");
+	set_hooks(&t, &h);
+	h.switch_files = true;
+	tu_load_ok(&t);
+	assert_int_equal(h.enter_calls, 1);
+	assert_int_equal(h.leave_calls, 1);
+	tu_assert_var(&t, "U", "1");
+	tu_assert_var(&t, "INSIDE", "1");  /* the user side was read inside */
+	tu_assert_var(&t, "OUTSIDE", "1"); /* the system side outside */
+
+	/* once each also when the user directory is missing or unsafe */
+	h.switch_files = false;
+	h.enter_calls = h.leave_calls = 0;
+	tu_chmod(t.user, NULL, 0777);
+	tu_load_ok(&t);
+	assert_int_equal(h.enter_calls, 1);
+	assert_int_equal(h.leave_calls, 1);
+	tu_chmod(t.user, NULL, 0755);
+	tu_rm_rf(t.user);
+	h.enter_calls = h.leave_calls = 0;
+	tu_load_ok(&t);
+	assert_int_equal(h.enter_calls, 1);
+	assert_int_equal(h.leave_calls, 1);
+
+	/* never without a user directory */
+	t.cfg.user_dir = NULL;
+	h.enter_calls = h.leave_calls = 0;
+	tu_load_ok(&t);
+	assert_int_equal(h.enter_calls, 0);
+	assert_int_equal(h.leave_calls, 0);
+	tu_assert_var(&t, "OUTSIDE", "1");
+	tu_tree_free(&t);
+}
+
+static void test_leave_user_failure(void **state)
+{
+	struct tu_tree t;
+	struct hooks h;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "u.conf", "U=1\n");
+	tu_write(t.etc, "e.conf", "E=1\n");
+	set_hooks(&t, &h);
+	h.leave_rc = -1;
+	assert_int_equal(tu_load(&t), -EPERM);
+	assert_null(t.res);
+	assert_int_equal(h.enter_calls, 1);
+	assert_int_equal(h.leave_calls, 1);
+	/* also when the user directory could not be read */
+	tu_rm_rf(t.user);
+	h.enter_calls = h.leave_calls = 0;
+	h.leave_rc = 1;
+	assert_int_equal(tu_load(&t), -EPERM);
+	assert_null(t.res);
+	tu_tree_free(&t);
+}
+
+static void test_enter_user_failure(void **state)
+{
+	struct tu_tree t;
+	struct hooks h;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "u.conf", "U=1\n");
+	tu_write(t.user, "e.conf", "FROM=user\n");
+	tu_write(t.etc, "e.conf", "FROM=etc\nE=1\n");
+	set_hooks(&t, &h);
+	h.enter_rc = -1;
+	tu_load_ok(&t);
+	assert_int_equal(h.enter_calls, 1);
+	tu_assert_unset(&t, "U");
+	tu_assert_var(&t, "E", "1");
+	tu_assert_var(&t, "FROM", "etc");
+	tu_assert_diag(&t.diags, ENVD_C_DIR_ERROR, "/.config/environment.d", 0);
+	tu_tree_free(&t);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+	    tu_test(test_nul_byte),
+	    tu_test(test_invalid_utf8_skips_one_assignment),
+	    tu_test(test_utf8_valid),
+	    tu_test(test_file_size_cap),
+	    tu_test(test_fifo_socket_device),
+	    tu_test(test_fifo_behind_the_filter),
+	    tu_test(test_proc_file_refused),
+	    tu_test(test_writable_files_refused),
+	    tu_test(test_writable_dirs_refused),
+	    tu_test(test_owners),
+	    tu_test(test_unreadable_symlink),
+	    tu_test(test_unreadable_dir),
+	    tu_test(test_hooks_around_user_dir),
+	    tu_test(test_leave_user_failure),
+	    tu_test(test_enter_user_failure),
+	};
+
+	return cmocka_run_group_tests_name("unit_files", tests, NULL, NULL);
+}

@@ -1,0 +1,575 @@
+/*
+ * unit_limits.c - every resource limit of envd_load, and the diagnostics:
+ * their cap, their classes, the severity level, and that none carries a
+ * value.
+ */
+#include "config.h"
+
+#include <time.h>
+
+#include "testutil.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- limits: each one gives a diagnostic and keeps earlier work ---- */
+
+static void test_limit_input_bytes(void **state)
+{
+	struct tu_tree t;
+	char name[32], head[32];
+	size_t i;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.input_bytes = 20;
+	tu_write(t.etc, "a.conf", "A=aaaaaaaaa\n"); /* 12 */
+	tu_write(t.etc, "b.conf", "B=bbbbbbbbb\n"); /* 12: over what is left */
+	tu_write(t.etc, "c.conf", "C=cc\n");        /* 5 */
+	tu_write(t.etc, "d.conf", "D=dd\n");        /* 5: 22 > 20 */
+	tu_write(t.etc, "e.conf", "E=e");           /* 3: exactly what is left */
+	tu_write(t.etc, "f.conf", "F=f\n");         /* nothing left */
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "aaaaaaaaa");
+	tu_assert_unset(&t, "B");
+	tu_assert_var(&t, "C", "cc");
+	tu_assert_unset(&t, "D");
+	tu_assert_var(&t, "E", "e");
+	tu_assert_unset(&t, "F");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/b.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/d.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/f.conf", 0);
+	tu_tree_free(&t);
+
+	/* the default: sixteen files of the largest size fit, a seventeenth not */
+	tu_tree_init(&t);
+	for (i = 0; i <= ENVD_MAX_INPUT_BYTES / ENVD_MAX_FILE_BYTES; i++) {
+		snprintf(name, sizeof(name), "f%02zu.conf", i);
+		snprintf(head, sizeof(head), "F%02zu=1\n", i);
+		tu_write_padded(i < 8 ? t.user : t.etc, name, head, ENVD_MAX_FILE_BYTES);
+	}
+	tu_load_ok(&t);
+	tu_assert_var(&t, "F00", "1");
+	tu_assert_var(&t, "F15", "1");
+	tu_assert_unset(&t, "F16");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/f16.conf", 0);
+	tu_tree_free(&t);
+}
+
+static void test_limit_files_per_dir(void **state)
+{
+	struct tu_tree t;
+	char name[32], line[32];
+	size_t i;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.files_per_dir = 3;
+	/* created out of order: the first ones in strcmp order are kept */
+	tu_write(t.etc, "e.conf", "E=1\n");
+	tu_write(t.etc, "b.conf", "B=1\n");
+	tu_write(t.etc, "d.conf", "D=1\n");
+	tu_write(t.etc, "a.conf", "A=1\n");
+	tu_write(t.etc, "c.conf", "C=1\n");
+	tu_write(t.usr, "z.conf", "Z=1\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "1");
+	tu_assert_var(&t, "B", "1");
+	tu_assert_var(&t, "C", "1");
+	tu_assert_unset(&t, "D");
+	tu_assert_unset(&t, "E");
+	tu_assert_var(&t, "Z", "1");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d", 0);
+	tu_tree_free(&t);
+
+	/* the default */
+	tu_tree_init(&t);
+	for (i = 0; i <= ENVD_MAX_FILES_PER_DIR; i++) {
+		snprintf(name, sizeof(name), "%05zu.conf", i);
+		snprintf(line, sizeof(line), "V%05zu=1\n", i);
+		tu_write(t.user, name, line);
+	}
+	tu_load_ok(&t);
+	assert_int_equal(envd_result_count(t.res), ENVD_MAX_FILES_PER_DIR);
+	tu_assert_var(&t, "V04095", "1");
+	tu_assert_unset(&t, "V04096");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/.config/environment.d", 0);
+	tu_tree_free(&t);
+}
+
+/* A file dropped over the per-directory limit still holds its name, like
+ * any skipped file ("anything holding the name masks"): the same basename
+ * in a lower directory must not take its place. */
+static void test_limit_files_per_dir_still_masks(void **state)
+{
+	struct tu_tree t;
+	bool b_set;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.files_per_dir = 1;
+	tu_write(t.etc, "a.conf", "A=etc\n");
+	tu_write(t.etc, "b.conf", "B=etc\n"); /* dropped: over the limit */
+	tu_write(t.usr, "b.conf", "B=usr\n"); /* masked by etc/b.conf */
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "etc");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d", 0);
+	b_set = tu_get(&t, "B") != NULL;
+	tu_tree_free(&t); /* before failing: no leak report on top */
+	if (b_set)
+		fail_msg("B came from usr/b.conf: the dropped etc/b.conf did not mask it");
+}
+
+static void test_limit_directory_entries(void **state)
+{
+	struct tu_tree t;
+	char name[32];
+	size_t i;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.files_per_dir = 1;
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "junk%02zu", i);
+		tu_write(t.etc, name, "");
+	}
+	tu_write(t.usr, "u.conf", "U=1\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "U", "1");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d", 0);
+	tu_tree_free(&t);
+}
+
+static void test_limit_assignments(void **state)
+{
+	struct tu_tree t;
+	char *buf;
+	size_t i, len = 0, n = ENVD_MAX_ASSIGNMENTS;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.assignments = 5;
+	tu_write(t.etc, "a.conf", "A1=1\nA2=2\n1BAD=3\nA4=4\n");
+	tu_write(t.etc, "b.conf", "B1=1\n\nB2=2\nB3=3\n");
+	tu_write(t.etc, "c.conf", "C1=1\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A1", "1");
+	tu_assert_var(&t, "A4", "4");
+	tu_assert_var(&t, "B1", "1");
+	tu_assert_unset(&t, "B2");
+	tu_assert_unset(&t, "B3");
+	tu_assert_unset(&t, "C1");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/b.conf", 3);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LIMIT), 1);
+	tu_tree_free(&t);
+
+	/* the default */
+	tu_tree_init(&t);
+	buf = malloc(n * 16 + 32);
+	assert_non_null(buf);
+	for (i = 1; i <= n; i++)
+		len += (size_t)sprintf(buf + len, "V=%zu\n", i);
+	len += (size_t)sprintf(buf + len, "LAST=1\n");
+	tu_write_len(t.etc, "a.conf", buf, len);
+	free(buf);
+	t.cfg.diag_level = ENVD_ERROR; /* not 65536 "set" traces */
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "LAST");
+	assert_int_equal(atoi(tu_get(&t, "V")), (int)n);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/a.conf", (unsigned)n + 1);
+	tu_tree_free(&t);
+}
+
+static void test_limit_entry_bytes(void **state)
+{
+	struct tu_tree t;
+	size_t max = ENVD_MAX_ENTRY_BYTES - 2; /* "A=" */
+	char *fits = tu_repeat("a", max), *over = tu_repeat("b", max + 1);
+	size_t fl = strlen(fits), ol = strlen(over);
+	char *buf = malloc(fl + ol + 64);
+	size_t len = 0;
+	const char *f = "/etc/environment.d/a.conf";
+
+	(void)state;
+	assert_non_null(buf);
+	len += (size_t)sprintf(buf + len, "A=%s\n", fits); /* 1 */
+	len += (size_t)sprintf(buf + len, "B=%s\n", over); /* 2 */
+	len += (size_t)sprintf(buf + len, "C=$A$A\n");     /* 3: by expansion */
+	len += (size_t)sprintf(buf + len, "D=ok\n");       /* 4 */
+	len += (size_t)sprintf(buf + len, "A=${A}x\n");    /* 5: one byte over */
+	tu_tree_init(&t);
+	tu_write_len(t.etc, "a.conf", buf, len);
+	tu_load_ok(&t);
+	assert_int_equal(strlen(tu_get(&t, "A")), max);
+	tu_assert_unset(&t, "B");
+	tu_assert_unset(&t, "C");
+	tu_assert_var(&t, "D", "ok");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 2);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 3);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 5);
+
+	/* without expansion the same cap holds */
+	t.cfg.flags = ENVD_NO_EXPAND;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "${A}x");
+	tu_assert_unset(&t, "B");
+	tu_assert_var(&t, "C", "$A$A");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 2);
+
+	/* a configured cap counts the name and the '=' */
+	t.cfg.flags = 0;
+	t.cfg.limits.entry_bytes = 6;
+	tu_write(t.etc, "a.conf", "AB=123\nCD=1234\nEF=$AB$AB\nGH=x\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "AB", "123");
+	tu_assert_unset(&t, "CD");
+	tu_assert_unset(&t, "EF");
+	tu_assert_var(&t, "GH", "x");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 2);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 3);
+	free(buf);
+	free(fits);
+	free(over);
+	tu_tree_free(&t);
+}
+
+static void test_limit_expansion_budget(void **state)
+{
+	static const char *const base[] = {"X=12345", NULL};
+	struct tu_tree t;
+	const char *f = "/etc/environment.d/a.conf";
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.base_env = base;
+	t.cfg.limits.expansion_bytes = 10;
+	tu_write(t.etc, "a.conf", "A=$X\nB=${X}\nC=$X\nD=literal $$\nE=${UNSET:-word}\n");
+	tu_write(t.usr, "b.conf", "F=$X\nG=plain\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "12345");
+	tu_assert_var(&t, "B", "12345");
+	tu_assert_unset(&t, "C");
+	tu_assert_var(&t, "D", "literal $");
+	tu_assert_var(&t, "E", "word");
+	tu_assert_unset(&t, "F");
+	tu_assert_var(&t, "G", "plain");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 3);
+	tu_tree_free(&t);
+}
+
+/* A=$A$A$A$A 100,000 times: the budget keeps it linear and fast. */
+static void test_limit_expansion_exponential(void **state)
+{
+	enum { LINES = 100000 };
+	const char *line = "A=$A$A$A$A\n";
+	struct tu_tree t;
+	char *body = tu_repeat(line, LINES);
+	size_t bl = strlen(body);
+	char *buf = malloc(bl + 32);
+	size_t len = 0;
+	double t0;
+	const char *a;
+
+	(void)state;
+	assert_non_null(buf);
+	len += (size_t)sprintf(buf, "A=x\n");
+	memcpy(buf + len, body, bl);
+	len += bl;
+	len += (size_t)sprintf(buf + len, "B=done\n");
+	tu_tree_init(&t);
+	tu_write_len(t.etc, "a.conf", buf, len);
+	t.cfg.limits.file_bytes = 4u << 20;
+	t.cfg.limits.assignments = 2 * LINES;
+	t0 = now();
+	tu_load_ok(&t);
+	print_message("  %d exponential lines loaded in %.3f s\n", LINES, now() - t0);
+	assert_true(now() - t0 < 20.0);
+	a = tu_get(&t, "A");
+	assert_non_null(a);
+	/* 4^8: the last value under the entry cap */
+	assert_int_equal(strlen(a), 65536);
+	tu_assert_var(&t, "B", "done");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/a.conf", 10);
+	free(buf);
+	free(body);
+	tu_tree_free(&t);
+}
+
+static char *nested(size_t levels)
+{
+	size_t i, n = levels * 6 + 2;
+	char *s = malloc(n), *p = s;
+
+	assert_non_null(s);
+	for (i = 0; i < levels; i++) {
+		memcpy(p, "${U:-", 5);
+		p += 5;
+	}
+	*p++ = 'x';
+	for (i = 0; i < levels; i++)
+		*p++ = '}';
+	*p = '\0';
+	return s;
+}
+
+static void test_limit_depth(void **state)
+{
+	struct tu_tree t;
+	char *deep = nested(ENVD_MAX_DEPTH + 8), *ok = nested(8);
+	char *buf = malloc(strlen(deep) + strlen(ok) + 64);
+
+	(void)state;
+	assert_non_null(buf);
+	sprintf(buf, "BEFORE=1\nDEEP=%s\nOK=%s\nAFTER=1\n", deep, ok);
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf", buf);
+	tu_load_ok(&t);
+	tu_assert_var(&t, "BEFORE", "1");
+	tu_assert_unset(&t, "DEEP");
+	tu_assert_var(&t, "OK", "x");
+	tu_assert_var(&t, "AFTER", "1");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/a.conf", 2);
+
+	/* a configured depth */
+	t.cfg.limits.depth = 4;
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "OK");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/a.conf", 3);
+	free(buf);
+	free(deep);
+	free(ok);
+	tu_tree_free(&t);
+}
+
+static void test_limit_result_bytes(void **state)
+{
+	struct tu_tree t;
+	const char *f = "/etc/environment.d/a.conf";
+	char name[16], *value, *buf;
+	size_t i, len = 0, vlen = 120000;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.result_bytes = 30;
+	tu_write(t.etc, "a.conf",
+	         "A=aaaaaaaaaa\n" /* 1: 13 */
+	         "B=bbbbbbbbbb\n" /* 2: 26 */
+	         "C=cccccccccc\n" /* 3: 39 > 30 */
+	         "D=d\n"          /* 4: 30 */
+	         "A=a\n"          /* 5: 21, the old value no longer counts */
+	         "C=cccccccccc\n" /* 6: 34 > 30 */
+	         "C=cccccc\n");   /* 7: 30 */
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "a");
+	tu_assert_var(&t, "B", "bbbbbbbbbb");
+	tu_assert_var(&t, "C", "cccccc");
+	tu_assert_var(&t, "D", "d");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 3);
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, f, 6);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LIMIT), 2);
+	tu_tree_free(&t);
+
+	/* the default: 120,000-byte values, four per file */
+	tu_tree_init(&t);
+	value = tu_repeat("v", vlen);
+	buf = malloc(4 * (vlen + 16));
+	assert_non_null(buf);
+	for (i = 0; i < 12; i++) {
+		len += (size_t)sprintf(buf + len, "R%02zu=%s\n", i, value);
+		if (i % 4 == 3) {
+			snprintf(name, sizeof(name), "%02zu.conf", i);
+			tu_write_len(t.etc, name, buf, len);
+			len = 0;
+		}
+	}
+	tu_load_ok(&t);
+	/* 8 * (3 + 120000 + 2) fit in 1 MiB, a ninth does not */
+	assert_int_equal(envd_result_count(t.res), ENVD_MAX_RESULT_BYTES / (3 + vlen + 2));
+	assert_int_equal(envd_result_count(t.res), 8);
+	assert_non_null(tu_get(&t, "R07"));
+	tu_assert_unset(&t, "R08");
+	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d/11.conf", 1);
+	free(value);
+	free(buf);
+	tu_tree_free(&t);
+}
+
+static void test_limit_diagnostics(void **state)
+{
+	struct tu_tree t;
+	char *buf;
+	size_t i, len = 0;
+	const struct tu_diag *last;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.diagnostics = 5;
+	tu_write(t.etc, "a.conf", "1A=1\n1B=1\n1C=1\n1D=1\n1E=1\n1F=1\n1G=1\n1H=1\n1I=1\n1J=1\n");
+	tu_write(t.etc, "b.conf", "OK=1\n");
+	t.cfg.diag_level = ENVD_ERROR;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "OK", "1");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_BAD_NAME), 5);
+	assert_int_equal(t.diags.n, 6);
+	last = &t.diags.v[5];
+	assert_int_equal(last->code, ENVD_C_LIMIT);
+	assert_int_equal(envd_result_diag_count(t.res), 10);
+	tu_tree_free(&t);
+
+	/* the default */
+	tu_tree_init(&t);
+	buf = malloc(ENVD_MAX_DIAGNOSTICS * 16 + 16);
+	assert_non_null(buf);
+	for (i = 0; i <= ENVD_MAX_DIAGNOSTICS; i++)
+		len += (size_t)sprintf(buf + len, "1X%zu=1\n", i);
+	tu_write_len(t.etc, "a.conf", buf, len);
+	free(buf);
+	t.cfg.diag_level = ENVD_ERROR;
+	tu_load_ok(&t);
+	assert_int_equal(t.diags.n, ENVD_MAX_DIAGNOSTICS + 1);
+	assert_int_equal(t.diags.v[ENVD_MAX_DIAGNOSTICS].code, ENVD_C_LIMIT);
+	assert_int_equal(envd_result_diag_count(t.res), ENVD_MAX_DIAGNOSTICS + 1);
+	tu_tree_free(&t);
+}
+
+/* Tracing and problems are capped apart: at debug level, the "set" lines of
+ * many assignments do not push a later error out. */
+static void test_limit_diagnostics_classes(void **state)
+{
+	struct tu_tree t;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.limits.diagnostics = 5;
+	tu_write(t.etc, "a.conf", "A=1\nB=1\nC=1\nD=1\nE=1\nF=1\nG=1\nH=1\n1BAD=1\n");
+	t.cfg.diag_level = ENVD_DEBUG;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "H", "1");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_SET), 5);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_NAME, "/etc/environment.d/a.conf", 9);
+	/* one "suppressed" line, for the tracing only */
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LIMIT), 1);
+	assert_int_equal(envd_result_diag_count(t.res), 9);
+	tu_tree_free(&t);
+}
+
+/* Below diag_level nothing is reported or counted; no callback is fine. */
+static void test_diag_level(void **state)
+{
+	struct tu_tree t;
+	size_t i, all;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf", "A=1\n1BAD=2\nT=~/x\n");
+	tu_write(t.usr, "a.conf", "M=1\n");
+	t.cfg.flags = ENVD_LINT;
+	tu_load_ok(&t);
+	all = envd_result_diag_count(t.res);
+	assert_int_equal(all, t.diags.n);
+	tu_assert_diag(&t.diags, ENVD_C_SET, "/etc/environment.d/a.conf", 1);
+	tu_assert_diag(&t.diags, ENVD_C_FILE_MASKED, "/usr/lib/environment.d/a.conf", 0);
+	tu_assert_diag(&t.diags, ENVD_C_LINT_TILDE, "/etc/environment.d/a.conf", 3);
+
+	t.cfg.diag_level = ENVD_WARNING;
+	tu_load_ok(&t);
+	for (i = 0; i < t.diags.n; i++)
+		assert_true(t.diags.v[i].severity <= ENVD_WARNING);
+	tu_assert_diag(&t.diags, ENVD_C_BAD_NAME, "/etc/environment.d/a.conf", 2);
+	tu_assert_diag(&t.diags, ENVD_C_LINT_TILDE, "/etc/environment.d/a.conf", 3);
+	assert_int_equal(envd_result_diag_count(t.res), t.diags.n);
+	assert_true(t.diags.n < all);
+
+	t.cfg.diag_level = ENVD_ERROR;
+	tu_load_ok(&t);
+	assert_int_equal(t.diags.n, 1);
+	assert_int_equal(t.diags.v[0].code, ENVD_C_BAD_NAME);
+
+	t.cfg.diag = NULL;
+	t.cfg.diag_level = ENVD_DEBUG;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "1");
+	tu_assert_var(&t, "T", "~/x");
+	tu_tree_free(&t);
+}
+
+/* Diagnostics name files, lines and variables, never values. */
+static void test_no_value_in_diagnostics(void **state)
+{
+	static const char *const base[] = {"KEEP=1", "BIN=s3cr3t\xff", NULL};
+	struct tu_tree t;
+	struct envd_policy *p = envd_policy_new(true);
+	char *deep = nested(64), *buf = malloc(strlen(deep) + 1024);
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(buf);
+	sprintf(buf,
+	        "LD_PRELOAD=s3cr3t\n"
+	        "U=s3cr3t\xff\n"
+	        "V=$BIN\n"
+	        "KEEP=s3cr3t\n"
+	        "export E=s3cr3t\n"
+	        "1X=s3cr3t\n"
+	        "T=~/s3cr3t\n"
+	        "C=$(s3cr3t) `s3cr3t`\n"
+	        "H=%%h/s3cr3t\n"
+	        "MYPATH=s3cr3t::x\n"
+	        "W=s3cr3t # comment\n"
+	        "D=s3cr3t%s\n"
+	        "L=s3cr3ts3cr3ts3cr3t\n"
+	        "TOKEN s3cr3t=x\n"
+	        "TOKEN\ts3cr3t=x\n"
+	        "export TOKEN s3cr3t=x\n"
+	        "TOKEN-s3cr3t=x\n",
+	        deep);
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", buf);
+	t.cfg.base_env = base;
+	t.cfg.policy = p;
+	t.cfg.flags = ENVD_LINT | ENVD_NO_OVERWRITE;
+	t.cfg.limits.entry_bytes = 12;
+	tu_load_ok(&t);
+	assert_true(t.diags.n > 10);
+	for (i = 0; i < t.diags.n; i++) {
+		const struct tu_diag *d = &t.diags.v[i];
+
+		if (strstr(d->message, "s3cr3t") || (d->name && strstr(d->name, "s3cr3t")) ||
+		    (d->file && strstr(d->file, "s3cr3t"))) {
+			tu_print_diags(&t.diags);
+			fail_msg("diagnostic %zu shows a value", i);
+		}
+	}
+	envd_policy_free(p);
+	free(deep);
+	free(buf);
+	tu_tree_free(&t);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+	    tu_test(test_limit_input_bytes),
+	    tu_test(test_limit_files_per_dir),
+	    tu_test(test_limit_files_per_dir_still_masks),
+	    tu_test(test_limit_directory_entries),
+	    tu_test(test_limit_assignments),
+	    tu_test(test_limit_entry_bytes),
+	    tu_test(test_limit_expansion_budget),
+	    tu_test(test_limit_expansion_exponential),
+	    tu_test(test_limit_depth),
+	    tu_test(test_limit_result_bytes),
+	    tu_test(test_limit_diagnostics),
+	    tu_test(test_limit_diagnostics_classes),
+	    tu_test(test_diag_level),
+	    tu_test(test_no_value_in_diagnostics),
+	};
+
+	return cmocka_run_group_tests_name("unit_limits", tests, NULL, NULL);
+}
