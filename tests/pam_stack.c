@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -27,11 +26,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
+
+#include "pamtest.h"
 
 #ifndef PAM_ENVD_SO
 #error "PAM_ENVD_SO must name the built module"
@@ -48,81 +48,21 @@ static char user[256];      /* the caller, as PAM_USER */
 static char home[PATH_MAX]; /* the caller's passwd home */
 static bool is_root;
 
-/* ---- syslog capture: libpam's pam_syslog ends in one of these ---- */
+/* ---- syslog: tests/pamtest.c captures what pam_syslog sends ---- */
 
-static char *logbuf;
-static size_t loglen, logcap;
 static size_t loglines; /* lines from modules, not from libpam itself */
 
-static void capture(const char *fmt, va_list ap)
+static void count_line(const char *line, size_t len, void *data)
 {
-	char line[8192];
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
-	size_t len;
-
-	if (n < 0)
-		return;
-	len = strlen(line);
-	if (loglen + len + 2 > logcap) {
-		size_t cap = (logcap + len + 2) * 2;
-		char *nb = realloc(logbuf, cap);
-
-		if (nb == NULL)
-			abort();
-		logbuf = nb;
-		logcap = cap;
-	}
-	memcpy(logbuf + loglen, line, len);
-	loglen += len;
-	logbuf[loglen++] = '\n';
-	logbuf[loglen] = '\0';
 	loglines += strncmp(line, "PAM ", 4) != 0;
 	if (getenv("PAM_STACK_VERBOSE") != NULL)
 		fprintf(stderr, "syslog: %s\n", line);
 }
 
-void __syslog_chk(int pri, int flag, const char *fmt, ...);
-void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap);
-
-void __syslog_chk(int pri, int flag, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture(fmt, ap);
-	va_end(ap);
-}
-
-void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
-{
-	capture(fmt, ap);
-}
-
-void syslog(int pri, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture(fmt, ap);
-	va_end(ap);
-}
-
-void vsyslog(int pri, const char *fmt, va_list ap)
-{
-	capture(fmt, ap);
-}
-
 static void log_reset(void)
 {
-	loglen = 0;
+	pamtest_log_reset();
 	loglines = 0;
-	if (logbuf != NULL)
-		logbuf[0] = '\0';
-}
-
-static bool logged(const char *needle)
-{
-	return logbuf != NULL && strstr(logbuf, needle) != NULL;
 }
 
 /* ---- files ---- */
@@ -139,36 +79,12 @@ static const char *at(const char *rel)
 
 static void mkdirs(const char *path, mode_t mode)
 {
-	char tmp[PATH_MAX];
-
-	FMT(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			fail_msg("mkdir %s: %s", tmp, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-		fail_msg("mkdir %s: %s", tmp, strerror(errno));
-	chmod(tmp, mode);
+	assert_int_equal(tf_mkdirs(path, mode), 0);
 }
 
 static void putn(const char *rel, const void *data, size_t len)
 {
-	const char *path = at(rel);
-	char dir[PATH_MAX];
-	int fd;
-
-	FMT(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	mkdirs(dir, 0755);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	fchmod(fd, 0644);
-	close(fd);
+	assert_int_equal(tf_write(at(rel), data, len, 0644), 0);
 }
 
 static void put(const char *rel, const char *text)
@@ -192,13 +108,6 @@ static const char *dirs_opts(void)
 	return buf;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	if (flag == FTW_DP || flag == FTW_D)
-		chmod(path, 0700);
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
 static int setup(void **state)
 {
 	char tmpl[PATH_MAX];
@@ -209,32 +118,25 @@ static int setup(void **state)
 	if (base == NULL)
 		base = getcwd(cwd, sizeof(cwd));
 	FMT(tmpl, sizeof(tmpl), "%s/tests/pam_stack.XXXXXX", base ? base : ".");
-	if (mkdtemp(tmpl) == NULL)
+	if (tf_scratch(tmpl) < 0)
 		return -1;
-	chmod(tmpl, 0755);
 	FMT(top, sizeof(top), "%s", tmpl);
 	mkdirs(at(UDIR), 0755);
 	mkdirs(at(SYS_ETC), 0755);
 	mkdirs(at(SYS_LIB), 0755);
 	mkdirs(at("pam.d"), 0755);
 	log_reset();
+	pamtest_log_hook(count_line, NULL);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tf_rm_tree(top);
 	return 0;
 }
 
 /* ---- PAM ---- */
-
-static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
-{
-	return PAM_CONV_ERR; /* the module must never prompt */
-}
-
-static const struct pam_conv the_conv = {conv, NULL};
 
 /* Writes service NAME: "@MOD@" becomes the module's path, "@PROBE@" the
  * probe's, "@DIRS@" the options naming this test's directories. */
@@ -278,7 +180,8 @@ static pam_handle_t *start(const char *svc, const char *who)
 {
 	pam_handle_t *pamh = NULL;
 
-	assert_int_equal(pam_start_confdir(svc, who, &the_conv, at("pam.d"), &pamh), PAM_SUCCESS);
+	assert_int_equal(pam_start_confdir(svc, who, &pamtest_conv, at("pam.d"), &pamh),
+	                 PAM_SUCCESS);
 	return pamh;
 }
 
@@ -390,7 +293,7 @@ static void t_entry_points(void **state)
 	pam_chauthtok(pamh, 0);
 	assert_int_equal(probe_rc(pamh, "chauthtok"), PAM_SERVICE_ERR);
 	assert_null(pam_getenv(pamh, "A"));
-	assert_true(logged("pam_envd is a session module"));
+	assert_true(pamtest_logged("pam_envd is a session module"));
 	end(pamh, PAM_SUCCESS);
 
 	/* libpam derives setcred's result from the frozen authenticate chain,
@@ -514,13 +417,13 @@ static void t_debug_names_no_values(void **state)
 	put(UDIR "/a.conf", "TRACED=value-not-for-logs\n");
 	log_reset();
 	env = open_ok("", NULL);
-	assert_false(logged("TRACED"));
+	assert_false(pamtest_logged("TRACED"));
 	env_free(env);
 	log_reset();
 	env = open_ok("debug", NULL);
-	assert_true(logged("a.conf:1: TRACED"));
-	assert_true(logged("variables set"));
-	assert_false(logged("value-not-for-logs"));
+	assert_true(pamtest_logged("a.conf:1: TRACED"));
+	assert_true(pamtest_logged("variables set"));
+	assert_false(pamtest_logged("value-not-for-logs"));
 	env_free(env);
 }
 
@@ -615,9 +518,9 @@ static void t_policy_default(void **state)
 	env = open_ok("", NULL);
 	assert_env(env, "OK", "1");
 	assert_int_equal(env_count(env), 1);
-	assert_true(logged("LD_PRELOAD"));
-	assert_true(logged("a.conf:1"));
-	assert_false(logged("/tmp/evil.so"));
+	assert_true(pamtest_logged("LD_PRELOAD"));
+	assert_true(pamtest_logged("a.conf:1"));
+	assert_false(pamtest_logged("/tmp/evil.so"));
 	env_free(env);
 }
 
@@ -650,7 +553,7 @@ static void t_policy_options(void **state)
 	log_reset();
 	env = open_ok("user_only=,", NULL);
 	assert_unset(env, "FOO");
-	assert_true(logged("user_only=: invalid pattern list"));
+	assert_true(pamtest_logged("user_only=: invalid pattern list"));
 	env_free(env);
 
 	/* PAM_*, tools' variables and a TZ naming a file */
@@ -683,9 +586,9 @@ static void t_options(void **state)
 	log_reset();
 	env = open_ok("frobnicate user_dir= max_env=lots max_env=0", NULL);
 	assert_env(env, "U", "1");
-	assert_true(logged("unknown option: frobnicate"));
-	assert_true(logged("user_dir= has no value"));
-	assert_true(logged("max_env="));
+	assert_true(pamtest_logged("unknown option: frobnicate"));
+	assert_true(pamtest_logged("user_dir= has no value"));
+	assert_true(pamtest_logged("max_env="));
 	env_free(env);
 
 	/* a template naming the directory by user name */
@@ -701,7 +604,7 @@ static void t_options(void **state)
 	log_reset();
 	env = open_ok("user_dir=%x/env", NULL);
 	assert_unset(env, "U");
-	assert_true(logged("bad template"));
+	assert_true(pamtest_logged("bad template"));
 	env_free(env);
 	env = open_ok("user_dir=relative/%u", NULL);
 	assert_unset(env, "U");
@@ -726,7 +629,7 @@ static void t_system_dirs_option(void **state)
 	env = open_ok(opt, NULL);
 	assert_env(env, "ALT", "1");
 	assert_unset(env, "ETC");
-	assert_true(logged("relative"));
+	assert_true(pamtest_logged("relative"));
 	env_free(env);
 
 	/* more directories than the engine takes: the session still opens */
@@ -809,7 +712,7 @@ static void t_missing_and_odd_dirs(void **state)
 	log_reset();
 	env = open_ok("", NULL);
 	assert_unset(env, "A");
-	assert_true(logged("writable"));
+	assert_true(pamtest_logged("writable"));
 	env_free(env);
 	chmod(at(UDIR), 0755);
 
@@ -880,8 +783,8 @@ static void t_hostile_entries(void **state)
 	assert_env(env, "LAST", "1");
 	for (char **p = env; *p != NULL; p++)
 		assert_null(strstr(*p, "secret-in"));
-	assert_false(logged("secret-in"));
-	assert_true(logged("03-badutf.conf:1"));
+	assert_false(pamtest_logged("secret-in"));
+	assert_true(pamtest_logged("03-badutf.conf:1"));
 	env_free(env);
 	unsetenv("PAM_STACK_SECRET");
 }
@@ -894,8 +797,8 @@ static void t_log_injection(void **state)
 	chmod(at(UDIR "/a\nFAKE: root login.conf"), 0666); /* makes the module name it */
 	log_reset();
 	env = open_ok("", NULL);
-	assert_false(logged("\nFAKE"));
-	assert_true(logged("a\\x0aFAKE"));
+	assert_false(pamtest_logged("\nFAKE"));
+	assert_true(pamtest_logged("a\\x0aFAKE"));
 	env_free(env);
 }
 
@@ -932,14 +835,14 @@ static void t_limits(void **state)
 	assert_true(total <= 1024);
 	assert_env(env, "V00", "0123456789012345678901234567890123456789");
 	assert_unset(env, "V99");
-	assert_true(logged("1024"));
+	assert_true(pamtest_logged("1024"));
 	env_free(env);
 
 	/* max_env cannot raise the engine's cap */
 	log_reset();
 	env = open_ok("max_env=64M", NULL);
 	assert_env(env, "V99", "0123456789012345678901234567890123456789");
-	assert_true(logged("cannot raise"));
+	assert_true(pamtest_logged("cannot raise"));
 	env_free(env);
 
 	/* exponential expansion and a huge file finish quickly */
@@ -1001,7 +904,7 @@ static void t_log_cap(void **state)
 	log_reset();
 	env = open_ok("", NULL);
 	assert_true(loglines <= 100 + 1);
-	assert_true(logged("2900 more problems with environment files not logged"));
+	assert_true(pamtest_logged("2900 more problems with environment files not logged"));
 	env_free(env);
 }
 

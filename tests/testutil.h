@@ -1,10 +1,8 @@
 /*
- * testutil.h - helpers shared by the cmocka unit tests: a diagnostics
- * collector, temporary directory trees laid out like a root file system,
- * and a runner for table-driven tests (one cmocka test per table row).
- *
- * Everything is static inline so that each test program uses what it needs
- * without unused-function warnings.
+ * testutil.h - helpers shared by the cmocka unit tests (testutil.c): a
+ * diagnostics collector, temporary directory trees laid out like a root
+ * file system, and a runner for table-driven tests (one cmocka test per
+ * table row).  Failures fail the running test.
  */
 #ifndef ENVD_TESTUTIL_H
 #define ENVD_TESTUTIL_H
@@ -13,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +28,7 @@
 
 #include "envd.h"
 #include "internal.h"
+#include "testfs.h"
 
 /* ---- table-driven tests -------------------------------------------------- */
 
@@ -38,55 +36,20 @@
 
 /* Runs fixed tests followed by one test per table row: row i gets
  * names[i] as its name and rows + i * row_size as its state. */
-static inline int tu_run(const char *group, const struct CMUnitTest *fixed, size_t nfixed,
-                         void (*row_fn)(void **state), const void *rows, size_t row_size,
-                         size_t nrows, const char *(*row_name)(const void *row))
-{
-	struct CMUnitTest *t = calloc(nfixed + nrows + 1, sizeof(*t));
-	size_t i;
-	int r;
-
-	if (!t)
-		return 1;
-	for (i = 0; i < nfixed; i++)
-		t[i] = fixed[i];
-	for (i = 0; i < nrows; i++) {
-		const void *row = (const char *)rows + i * row_size;
-
-		t[nfixed + i].name = row_name(row);
-		t[nfixed + i].test_func = row_fn;
-		t[nfixed + i].initial_state = (void *)(uintptr_t)row;
-	}
-	r = _cmocka_run_group_tests(group, t, nfixed + nrows, NULL, NULL);
-	free(t);
-	return r;
-}
+int tu_run(const char *group, const struct CMUnitTest *fixed, size_t nfixed,
+           void (*row_fn)(void **state), const void *rows, size_t row_size, size_t nrows,
+           const char *(*row_name)(const void *row));
 
 /* ---- memory helpers -------------------------------------------------------- */
 
 /* An exact-size heap copy without a terminating NUL, so that the sanitizer
  * build catches any read past len. */
-static inline char *tu_exact(const char *s, size_t len)
-{
-	char *p = malloc(len ? len : 1);
+char *tu_exact(const char *s, size_t len);
 
-	assert_non_null(p);
-	if (len)
-		memcpy(p, s, len);
-	return p;
-}
+char *tu_repeat(const char *unit, size_t times);
 
-static inline char *tu_repeat(const char *unit, size_t times)
-{
-	size_t n = strlen(unit), i;
-	char *p = malloc(n * times + 1);
-
-	assert_non_null(p);
-	for (i = 0; i < times; i++)
-		memcpy(p + i * n, unit, n);
-	p[n * times] = '\0';
-	return p;
-}
+/* "${U:-${U:-...x...}}" with levels nested defaults (malloc'd). */
+char *tu_nested(size_t levels);
 
 /* ---- diagnostics ------------------------------------------------------------ */
 
@@ -104,118 +67,26 @@ struct tu_diags {
 	size_t n, cap;
 };
 
-static inline char *tu_strdup_or_null(const char *s)
-{
-	char *p;
+char *tu_strdup_or_null(const char *s);
 
-	if (!s)
-		return NULL;
-	p = strdup(s);
-	assert_non_null(p);
-	return p;
-}
+void tu_diag_cb(const struct envd_diag *d, void *data);
 
-static inline void tu_diag_cb(const struct envd_diag *d, void *data)
-{
-	struct tu_diags *ds = data;
-	struct tu_diag *e;
+void tu_diags_clear(struct tu_diags *ds);
 
-	assert_non_null(d->message);
-	if (ds->n == ds->cap) {
-		size_t cap = ds->cap ? ds->cap * 2 : 16;
-		struct tu_diag *nv = realloc(ds->v, cap * sizeof(*nv));
+size_t tu_count(const struct tu_diags *ds, enum envd_code code);
 
-		assert_non_null(nv);
-		ds->v = nv;
-		ds->cap = cap;
-	}
-	e = &ds->v[ds->n++];
-	e->severity = d->severity;
-	e->code = d->code;
-	e->file = tu_strdup_or_null(d->file);
-	e->line = d->line;
-	e->name = tu_strdup_or_null(d->name);
-	e->message = tu_strdup_or_null(d->message);
-}
-
-static inline void tu_diags_clear(struct tu_diags *ds)
-{
-	size_t i;
-
-	for (i = 0; i < ds->n; i++) {
-		free(ds->v[i].file);
-		free(ds->v[i].name);
-		free(ds->v[i].message);
-	}
-	free(ds->v);
-	memset(ds, 0, sizeof(*ds));
-}
-
-static inline size_t tu_count(const struct tu_diags *ds, enum envd_code code)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < ds->n; i++)
-		n += ds->v[i].code == code;
-	return n;
-}
-
-static inline bool tu_ends_with(const char *s, const char *suffix)
-{
-	size_t a, b;
-
-	if (!s || !suffix)
-		return s == suffix;
-	a = strlen(s);
-	b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
+bool tu_ends_with(const char *s, const char *suffix);
 
 /* The first diagnostic with code whose file ends in file_suffix (NULL: any)
  * and, when line is not UINT_MAX, on that line. */
-static inline const struct tu_diag *tu_find(const struct tu_diags *ds, enum envd_code code,
-                                            const char *file_suffix, unsigned line)
-{
-	size_t i;
+const struct tu_diag *tu_find(const struct tu_diags *ds, enum envd_code code,
+                              const char *file_suffix, unsigned line);
 
-	for (i = 0; i < ds->n; i++) {
-		const struct tu_diag *d = &ds->v[i];
-
-		if (d->code != code)
-			continue;
-		if (file_suffix && !tu_ends_with(d->file, file_suffix))
-			continue;
-		if (line != UINT_MAX && d->line != line)
-			continue;
-		return d;
-	}
-	return NULL;
-}
-
-static inline void tu_print_diags(const struct tu_diags *ds)
-{
-	size_t i;
-
-	for (i = 0; i < ds->n; i++)
-		print_message("  diag code=%d sev=%d %s:%u name=%s: %s\n", (int)ds->v[i].code,
-		              (int)ds->v[i].severity, ds->v[i].file ? ds->v[i].file : "-",
-		              ds->v[i].line, ds->v[i].name ? ds->v[i].name : "-", ds->v[i].message);
-}
+void tu_print_diags(const struct tu_diags *ds);
 
 /* Like tu_find, but fails the test when there is no such diagnostic. */
-__attribute__((returns_nonnull)) static inline const struct tu_diag *
-tu_need(const struct tu_diags *ds, enum envd_code code, const char *file_suffix, unsigned line)
-{
-	static const struct tu_diag none = {.message = (char *)""};
-	const struct tu_diag *d = tu_find(ds, code, file_suffix, line);
-
-	if (d)
-		return d;
-	tu_print_diags(ds);
-	fail_msg("no diagnostic code %d at %s:%u", (int)code, file_suffix ? file_suffix : "*",
-	         line);
-	return &none;
-}
+__attribute__((returns_nonnull)) const struct tu_diag *
+tu_need(const struct tu_diags *ds, enum envd_code code, const char *file_suffix, unsigned line);
 
 /* Asserts a diagnostic with code at file_suffix:line exists. */
 #define tu_assert_diag(ds, code, file_suffix, line)                                                \
@@ -232,89 +103,19 @@ tu_need(const struct tu_diags *ds, enum envd_code code, const char *file_suffix,
 
 #define TU_PATH 4096
 
-static inline void tu_join(char *out, const char *a, const char *b)
-{
-	int n = snprintf(out, TU_PATH, "%s/%s", a, b);
+void tu_join(char *out, const char *a, const char *b);
 
-	assert_true(n > 0 && n < TU_PATH);
-}
+void tu_mkdir_p(const char *path, mode_t mode);
 
-static inline void tu_mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[TU_PATH];
-	char *p;
+void tu_write_len(const char *dir, const char *name, const void *data, size_t len);
 
-	assert_true(strlen(path) < sizeof(tmp));
-	strcpy(tmp, path);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0)
-			assert_int_equal(errno, EEXIST);
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) < 0)
-		assert_int_equal(errno, EEXIST);
-	assert_int_equal(chmod(tmp, mode), 0);
-}
+void tu_write(const char *dir, const char *name, const char *content);
 
-static inline void tu_write_len(const char *dir, const char *name, const void *data, size_t len)
-{
-	char path[TU_PATH];
-	const char *p = data;
-	ssize_t w;
-	int fd;
+void tu_symlink(const char *target, const char *dir, const char *name);
 
-	tu_join(path, dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	while (len) {
-		w = write(fd, p, len);
-		assert_true(w > 0);
-		p += w;
-		len -= (size_t)w;
-	}
-	assert_int_equal(fchmod(fd, 0644), 0);
-	assert_int_equal(close(fd), 0);
-}
+void tu_chmod(const char *dir, const char *name, mode_t mode);
 
-static inline void tu_write(const char *dir, const char *name, const char *content)
-{
-	tu_write_len(dir, name, content, strlen(content));
-}
-
-static inline void tu_symlink(const char *target, const char *dir, const char *name)
-{
-	char path[TU_PATH];
-
-	tu_join(path, dir, name);
-	assert_int_equal(symlink(target, path), 0);
-}
-
-static inline void tu_chmod(const char *dir, const char *name, mode_t mode)
-{
-	char path[TU_PATH];
-
-	if (name)
-		tu_join(path, dir, name);
-	else
-		snprintf(path, sizeof(path), "%s", dir);
-	assert_int_equal(chmod(path, mode), 0);
-}
-
-static inline int tu_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) < 0 ? -1 : 0;
-}
-
-static inline void tu_rm_rf(const char *path)
-{
-	nftw(path, tu_rm_one, 32, FTW_DEPTH | FTW_PHYS);
-}
+void tu_rm_rf(const char *path);
 
 /* ---- a temporary root with a user directory and the four system ones ---------- */
 
@@ -331,81 +132,14 @@ struct tu_tree {
 	struct envd_result *res;
 };
 
-/* Roots of trees not freed yet: a failing test jumps out of its body, and
- * the teardown tu_cleanup then removes the directories it left behind. */
-static char *tu_live[8];
+void tu_tree_init(struct tu_tree *t);
 
-static inline void tu_tree_init(struct tu_tree *t)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n;
+int tu_load(struct tu_tree *t);
 
-	memset(t, 0, sizeof(*t));
-	umask(022);
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	n = snprintf(t->root, sizeof(t->root), "%s/envd-unit-XXXXXX", tmp);
-	assert_true(n > 0 && (size_t)n < sizeof(t->root));
-	assert_non_null(mkdtemp(t->root));
-	assert_int_equal(chmod(t->root, 0755), 0);
-	snprintf(t->home, sizeof(t->home), "%s/home/u", t->root);
-	snprintf(t->user, sizeof(t->user), "%s/.config/environment.d", t->home);
-	snprintf(t->etc, sizeof(t->etc), "%s/etc/environment.d", t->root);
-	snprintf(t->run, sizeof(t->run), "%s/run/environment.d", t->root);
-	snprintf(t->usrlocal, sizeof(t->usrlocal), "%s/usr/local/lib/environment.d", t->root);
-	snprintf(t->usr, sizeof(t->usr), "%s/usr/lib/environment.d", t->root);
-	tu_mkdir_p(t->user, 0755);
-	tu_mkdir_p(t->etc, 0755);
-	tu_mkdir_p(t->run, 0755);
-	tu_mkdir_p(t->usrlocal, 0755);
-	tu_mkdir_p(t->usr, 0755);
-
-	for (n = 0; n < (int)TU_LEN(tu_live); n++)
-		if (!tu_live[n]) {
-			tu_live[n] = strdup(t->root);
-			break;
-		}
-
-	envd_config_init(&t->cfg);
-	t->cfg.user_dir = t->user;
-	t->cfg.root = t->root; /* the default four system directories, below root */
-	t->cfg.system_dirs = NULL;
-	t->cfg.user_uid = geteuid();
-	t->cfg.system_uid = geteuid();
-	t->cfg.diag = tu_diag_cb;
-	t->cfg.diag_data = &t->diags;
-}
-
-static inline int tu_load(struct tu_tree *t)
-{
-	envd_result_free(t->res);
-	t->res = NULL;
-	tu_diags_clear(&t->diags);
-	return envd_load(&t->cfg, &t->res);
-}
-
-static inline void tu_load_ok(struct tu_tree *t)
-{
-	int r = tu_load(t);
-
-	if (r != 0)
-		tu_print_diags(&t->diags);
-	assert_int_equal(r, 0);
-	assert_non_null(t->res);
-}
+void tu_load_ok(struct tu_tree *t);
 
 /* The value of name in the last result, or NULL. */
-static inline const char *tu_get(const struct tu_tree *t, const char *name)
-{
-	const struct envd_var *v;
-
-	assert_non_null(t->res);
-	v = envd_result_get(t->res, name);
-	if (!v)
-		return NULL;
-	assert_int_equal(strlen(v->value), v->value_len);
-	return v->value;
-}
+const char *tu_get(const struct tu_tree *t, const char *name);
 
 #define tu_assert_var(t, name, expected)                                                           \
 	do {                                                                                       \
@@ -421,71 +155,17 @@ static inline const char *tu_get(const struct tu_tree *t, const char *name)
 
 /* The file entry of the last result whose path ends in suffix; fails the
  * test when there is none. */
-__attribute__((returns_nonnull)) static inline const struct envd_file *
-tu_file(const struct tu_tree *t, const char *suffix)
-{
-	static const struct envd_file none;
-	size_t i;
+__attribute__((returns_nonnull)) const struct envd_file *tu_file(const struct tu_tree *t,
+                                                                 const char *suffix);
 
-	for (i = 0; i < envd_result_file_count(t->res); i++) {
-		const struct envd_file *f = envd_result_file(t->res, i);
-
-		if (tu_ends_with(f->path, suffix))
-			return f;
-	}
-	fail_msg("no file %s in the result", suffix);
-	return &none;
-}
-
-static inline void tu_tree_free(struct tu_tree *t)
-{
-	size_t i;
-
-	for (i = 0; i < TU_LEN(tu_live); i++)
-		if (tu_live[i] && strcmp(tu_live[i], t->root) == 0) {
-			free(tu_live[i]);
-			tu_live[i] = NULL;
-		}
-	envd_result_free(t->res);
-	t->res = NULL;
-	tu_diags_clear(&t->diags);
-	if (t->root[0])
-		tu_rm_rf(t->root);
-	t->root[0] = '\0';
-}
+void tu_tree_free(struct tu_tree *t);
 
 /* cmocka teardown: removes the trees a failed test left (its memory is
  * lost with the test's stack frame). */
-static inline int tu_cleanup(void **state)
-{
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < TU_LEN(tu_live); i++)
-		if (tu_live[i]) {
-			tu_rm_rf(tu_live[i]);
-			free(tu_live[i]);
-			tu_live[i] = NULL;
-		}
-	return 0;
-}
+int tu_cleanup(void **state);
 
 /* Writes head, then a comment line padding the file to exactly total bytes. */
-static inline void tu_write_padded(const char *dir, const char *name, const char *head,
-                                   size_t total)
-{
-	size_t hl = strlen(head);
-	char *buf = malloc(total);
-
-	assert_non_null(buf);
-	assert_true(total >= hl + 2);
-	memcpy(buf, head, hl);
-	buf[hl] = '#';
-	memset(buf + hl + 1, 'x', total - hl - 2);
-	buf[total - 1] = '\n';
-	tu_write_len(dir, name, buf, total);
-	free(buf);
-}
+void tu_write_padded(const char *dir, const char *name, const char *head, size_t total);
 
 #define tu_test(f) cmocka_unit_test_teardown(f, tu_cleanup)
 

@@ -322,24 +322,6 @@ static void test_budget_bounds_work(void **state)
 	free(big);
 }
 
-/* "${U:-${U:-...x...}}" with levels nested defaults, all taken. */
-static char *nested(size_t levels)
-{
-	size_t i, n = levels * 6 + 2;
-	char *s = malloc(n), *p = s;
-
-	assert_non_null(s);
-	for (i = 0; i < levels; i++) {
-		memcpy(p, "${U:-", 5);
-		p += 5;
-	}
-	*p++ = 'x';
-	for (i = 0; i < levels; i++)
-		*p++ = '}';
-	*p = '\0';
-	return s;
-}
-
 static void test_depth_limit(void **state)
 {
 	struct envd_expand_state st;
@@ -347,12 +329,12 @@ static void test_depth_limit(void **state)
 	size_t n;
 
 	(void)state;
-	in = nested(100);
+	in = tu_nested(100);
 	st = state_with(100, 1000, 32);
 	assert_int_equal(expand(&st, in, &out, &n), -ELOOP);
 	free(in);
 
-	in = nested(10);
+	in = tu_nested(10);
 	st = state_with(100, 1000, 32);
 	assert_int_equal(expand(&st, in, &out, &n), 0);
 	assert_string_equal(out, "x");
@@ -378,7 +360,7 @@ static void test_depth_boundary(void **state)
 	for (depth = 1; depth <= 40; depth += 39) {
 		int r;
 
-		in = nested(depth);
+		in = tu_nested(depth);
 		st = state_with(100, 1000, depth);
 		r = expand(&st, in, &out, &n);
 		free(in);
@@ -388,7 +370,7 @@ static void test_depth_boundary(void **state)
 		assert_string_equal(out, "x");
 		free(out);
 
-		in = nested(depth + 1);
+		in = tu_nested(depth + 1);
 		st = state_with(100, 1000, depth);
 		r = expand(&st, in, &out, &n);
 		free(in);
@@ -400,7 +382,7 @@ static void test_depth_boundary(void **state)
 static void test_depth_counts_expansion_only(void **state)
 {
 	struct envd_expand_state st = state_with(100, 100000, 4);
-	char *deep = nested(100);
+	char *deep = tu_nested(100);
 	size_t dl = strlen(deep);
 	char *in = malloc(dl + 16), *out;
 	size_t n;

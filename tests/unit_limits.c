@@ -300,27 +300,10 @@ static void test_limit_expansion_exponential(void **state)
 	tu_tree_free(&t);
 }
 
-static char *nested(size_t levels)
-{
-	size_t i, n = levels * 6 + 2;
-	char *s = malloc(n), *p = s;
-
-	assert_non_null(s);
-	for (i = 0; i < levels; i++) {
-		memcpy(p, "${U:-", 5);
-		p += 5;
-	}
-	*p++ = 'x';
-	for (i = 0; i < levels; i++)
-		*p++ = '}';
-	*p = '\0';
-	return s;
-}
-
 static void test_limit_depth(void **state)
 {
 	struct tu_tree t;
-	char *deep = nested(ENVD_MAX_DEPTH + 8), *ok = nested(8);
+	char *deep = tu_nested(ENVD_MAX_DEPTH + 8), *ok = tu_nested(8);
 	char *buf = malloc(strlen(deep) + strlen(ok) + 64);
 
 	(void)state;
@@ -504,7 +487,7 @@ static void test_no_value_in_diagnostics(void **state)
 	static const char *const base[] = {"KEEP=1", "BIN=s3cr3t\xff", NULL};
 	struct tu_tree t;
 	struct envd_policy *p = envd_policy_new(true);
-	char *deep = nested(64), *buf = malloc(strlen(deep) + 1024);
+	char *deep = tu_nested(64), *buf = malloc(strlen(deep) + 1024);
 	size_t i;
 
 	(void)state;

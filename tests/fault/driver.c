@@ -35,7 +35,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -47,7 +46,6 @@
 #include <sys/fsuid.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +58,7 @@
 
 #include "envd.h"
 #include "fault.h"
+#include "pamtest.h"
 
 #ifndef FAULT_SO
 #error "FAULT_SO must name the test module"
@@ -109,57 +108,6 @@ static void on_signal(int sig)
 	raise(sig);
 }
 #endif
-
-/* ---- syslog: what pam_syslog sends ends here, kept for failure reports ---- */
-
-static char logbuf[1 << 15];
-static size_t loglen;
-
-static void capture(const char *fmt, va_list ap)
-{
-	int n;
-
-	if (loglen + 2 >= sizeof(logbuf))
-		return;
-	n = vsnprintf(logbuf + loglen, sizeof(logbuf) - loglen - 1, fmt, ap);
-	if (n < 0)
-		return;
-	loglen += (size_t)n < sizeof(logbuf) - loglen - 1 ? (size_t)n : sizeof(logbuf) - loglen - 2;
-	logbuf[loglen++] = '\n';
-	logbuf[loglen] = '\0';
-}
-
-void __syslog_chk(int pri, int flag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-
-void __syslog_chk(int pri, int flag, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture(fmt, ap);
-	va_end(ap);
-}
-
-void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
-{
-	capture(fmt, ap);
-}
-
-void syslog(int pri, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture(fmt, ap);
-	va_end(ap);
-}
-
-void vsyslog(int pri, const char *fmt, va_list ap)
-{
-	capture(fmt, ap);
-}
 
 /* ---- string lists (the driver's own memory: not through the wrappers) ---- */
 
@@ -354,29 +302,18 @@ static const char *at(const char *rel)
 
 static void mkdir_p(const char *rel)
 {
-	char tmp[PATH_MAX];
+	int r = tf_mkdirs(at(rel), 0755);
 
-	snprintf(tmp, sizeof(tmp), "%s", at(rel));
-	for (char *p = tmp + strlen(top) + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			die("mkdir %s: %s", tmp, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		die("mkdir %s: %s", tmp, strerror(errno));
-	chmod(tmp, 0755);
+	if (r < 0)
+		die("mkdir %s: %s", at(rel), strerror(-r));
 }
 
 static void put(const char *rel, const char *data, size_t len, mode_t mode)
 {
-	int fd = open(at(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int r = tf_write(at(rel), data, len, mode);
 
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) < 0)
-		die("writing %s: %s", at(rel), strerror(errno));
-	close(fd);
+	if (r < 0)
+		die("writing %s: %s", at(rel), strerror(-r));
 }
 
 #define PUT(rel, text) put(rel, text, sizeof(text) - 1, 0644)
@@ -391,10 +328,10 @@ static void make_tree(void)
 
 	/* below /tmp: every directory above the user's must be root's or the
 	 * user's and not writable by others, which a build tree may not be */
-	if (mkdtemp(tmpl) == NULL)
-		die("mkdtemp: %s", strerror(errno));
+	n = tf_scratch(tmpl);
+	if (n < 0)
+		die("mkdtemp: %s", strerror(-n));
 	snprintf(top, sizeof(top), "%s", tmpl);
-	chmod(top, 0755);
 	mkdir_p(UDIR);
 	mkdir_p(UDIR "/50-dir.conf");
 	mkdir_p("sys/etc");
@@ -467,15 +404,9 @@ static void make_tree(void)
 	put("pam.d/fault", text, (size_t)n, 0644);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
 static void remove_tree(void)
 {
-	if (top[0] != '\0')
-		nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tf_rm_tree(top);
 }
 
 /* ---- process state ---- */
@@ -741,13 +672,6 @@ static void after_run(struct run *r)
 	}
 }
 
-static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
-{
-	return PAM_CONV_ERR; /* the module never asks */
-}
-
-static const struct pam_conv the_conv = {conv, NULL};
-
 #ifdef HAVE_PAM_START_CONFDIR
 static void copy_env(pam_handle_t *pamh, struct strv *out)
 {
@@ -769,9 +693,8 @@ static void module_run(struct run *r, unsigned long fail_at, int variant,
 	int fds = count_fds();
 	struct strv again = {0};
 
-	loglen = 0;
-	logbuf[0] = '\0';
-	if (pam_start_confdir("fault", user, &the_conv, at("pam.d"), &pamh) != PAM_SUCCESS)
+	pamtest_log_reset();
+	if (pam_start_confdir("fault", user, &pamtest_conv, at("pam.d"), &pamh) != PAM_SUCCESS)
 		die("pam_start_confdir failed");
 	for (const char *const *p = preset_env; *p != NULL; p++)
 		if (pam_putenv(pamh, *p) != PAM_SUCCESS)
@@ -1015,8 +938,8 @@ static void check_failed(const char *what, const struct run *r, const char *fmt,
 	fprintf(stderr, "  return code %d, %s; environment:\n", r->rc, outcome_name[r->outcome]);
 	for (size_t i = 0; i < r->env.n; i++)
 		fprintf(stderr, "    %s\n", r->env.v[i]);
-	if (loglen > 0)
-		fprintf(stderr, "  syslog:\n%s", logbuf);
+	if (pamtest_log()[0])
+		fprintf(stderr, "  syslog:\n%s", pamtest_log());
 }
 
 /* What every run must satisfy, faulty or not. */

@@ -1,4 +1,3 @@
-# (BEGIN fault section)
 # Fault injection (tests/fault/): a test copy of the module, linked with
 # --wrap for every allocation, system call and PAM call that the load and
 # open_session make, and a driver that fails each of those calls in turn
@@ -40,7 +39,8 @@ tests_fault_pam_envd_fault_la_LIBADD = lib/libenvd.la $(PAM_LIBS)
 tests_fault_pam_envd_fault_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-rpath /nowhere $(fault_wrap_ldflags)
 
-tests_fault_driver_SOURCES = tests/fault/driver.c tests/fault/wrap.c tests/fault/fault.h
+tests_fault_driver_SOURCES = tests/fault/driver.c tests/fault/wrap.c tests/fault/fault.h \
+	tests/pamtest.c tests/pamtest.h tests/testfs.c tests/testfs.h
 tests_fault_driver_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFAULT_SO='"$(abs_top_builddir)/tests/fault/.libs/pam_envd_fault.so"'
 tests_fault_driver_LDADD = $(PAM_LIBS) -ldl
@@ -49,4 +49,3 @@ EXTRA_tests_fault_driver_DEPENDENCIES = tests/fault/pam_envd_fault.la
 
 # fault.sh checks that no fallible call escapes the wrappers, then runs the driver.
 dist_check_SCRIPTS += tests/fault/fault.sh
-# (END fault section)

@@ -35,6 +35,7 @@
 #include "envd.h"
 #include "internal.h"
 #include "fuzz.h"
+#include "pamtest.h"
 
 #ifndef PAM_ENVD_SO
 #define PAM_ENVD_SO ""
@@ -47,64 +48,20 @@ static const char *user;
 static struct envd_policy *default_policy;
 static const char *skip_reason;
 
-/* ---- syslog capture: pam_syslog ends in one of these ---- */
+/* ---- the log: every line pam_syslog sends (tests/pamtest.c) is checked ---- */
 
-static struct fuzz_str logbuf;
 static bool log_known[256];
-static bool capturing;
 
-__attribute__((format(printf, 1, 0))) static void capture(const char *fmt, va_list ap)
+static void check_line(const char *line, size_t len, void *data)
 {
-	char line[8192];
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
-	size_t i, len;
+	size_t i;
 
-	if (n < 0 || !capturing)
-		return;
-	len = strlen(line);
 	for (i = 0; i < len; i++)
 		FUZZ_CHECK((unsigned char)line[i] >= 0x20 && (unsigned char)line[i] < 0x7f,
 		           "log line with byte 0x%02x: \"%s\"", (unsigned char)line[i], line);
 	fuzz_check_text("a log line", line, len, log_known);
-	fuzz_str_add(&logbuf, line, len);
-	fuzz_str_add(&logbuf, "\n", 1);
 	if (getenv("FUZZ_MODULE_VERBOSE"))
 		fprintf(stderr, "syslog: %s\n", line);
-}
-
-/* <syslog.h> is not included: with _FORTIFY_SOURCE it defines syslog itself */
-void syslog(int pri, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void vsyslog(int pri, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-void __syslog_chk(int pri, int flag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-
-void __syslog_chk(int pri, int flag, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture(fmt, ap);
-	va_end(ap);
-}
-
-void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
-{
-	capture(fmt, ap);
-}
-
-void syslog(int pri, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture(fmt, ap);
-	va_end(ap);
-}
-
-void vsyslog(int pri, const char *fmt, va_list ap)
-{
-	capture(fmt, ap);
 }
 
 /* ---- set-up ---- */
@@ -141,17 +98,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_tree_init(&tree, "fuzz_module");
 	snprintf(confdir, sizeof(confdir), "%s/pam.d", tree.top);
 	FUZZ_SETUP(mkdir(confdir, 0755) == 0);
+	pamtest_log_hook(check_line, NULL);
+	pamtest_log_capture(false); /* only the module's work is checked */
 	default_policy = envd_policy_new(true);
 	FUZZ_SETUP(default_policy != NULL);
 	return 0;
 }
-
-static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
-{
-	return PAM_CONV_ERR; /* the module must never prompt */
-}
-
-static const struct pam_conv the_conv = {conv, NULL};
 
 /* Printable pattern characters only: PAM splits arguments at blanks. */
 static void knob_patterns(const struct fuzz_section *sec, size_t n, char *out, size_t max)
@@ -172,9 +124,8 @@ static void knob_patterns(const struct fuzz_section *sec, size_t n, char *out, s
 static void write_service(const struct fuzz_section *sec, size_t n, size_t *max_env, bool *allow)
 {
 	unsigned k0 = fuzz_knob(sec, n, 0);
-	char path[400], pat[32], args[2048];
+	char pat[32], args[2048];
 	size_t len;
-	FILE *f;
 
 	len = (size_t)snprintf(args, sizeof(args), "user_dir=%s system_dirs=%s:%s:%s:%s",
 	                       tree.dirs[FUZZ_USER], tree.sys[0], tree.sys[1], tree.sys[2],
@@ -202,13 +153,9 @@ static void write_service(const struct fuzz_section *sec, size_t n, size_t *max_
 		len += (size_t)snprintf(args + len, sizeof(args) - len, " user_deny=%s", pat);
 	FUZZ_SETUP(len < sizeof(args));
 
-	snprintf(path, sizeof(path), "%s/fuzz", confdir);
-	f = fopen(path, "w");
-	FUZZ_SETUP(f != NULL);
 	/* auth, so that pam_setcred reaches the module too */
-	fprintf(f, "auth optional %s %s\n", module, args);
-	fprintf(f, "session required %s %s\n", module, args);
-	FUZZ_SETUP(fclose(f) == 0);
+	FUZZ_SETUP(pamtest_service(confdir, "fuzz", "auth optional %s %s\nsession required %s %s\n",
+	                           module, args, module, args) == 0);
 }
 
 /* ---- what the files assign ---- */
@@ -327,24 +274,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)envd_parse((const char *)sec[k].data, sec[k].len, add_key, &keys);
 	}
 
-	capturing = true;
-	logbuf.len = 0;
-	rc = pam_start_confdir("fuzz", (k1 & 1) ? "no-such-user-envd" : user, &the_conv, confdir,
-	                       &pamh);
+	pamtest_log_reset();
+	pamtest_log_capture(true);
+	rc = pam_start_confdir("fuzz", (k1 & 1) ? "no-such-user-envd" : user, &pamtest_conv,
+	                       confdir, &pamh);
 	FUZZ_SETUP(rc == PAM_SUCCESS);
 	/* libpam's own complaints about the harness's malformed entries are not
 	 * the module's log */
-	capturing = false;
+	pamtest_log_capture(false);
 	for (k = 0; base[k]; k++)
 		(void)pam_putenv(pamh, base[k]);
-	capturing = true;
+	pamtest_log_capture(true);
 	/* what the base became in PAM (pam_putenv may refuse some) */
 	fuzz_strv_free(base);
 	base = env_of(pamh);
 
 	rc = pam_open_session(pamh, 0);
 	FUZZ_CHECK(rc == PAM_SUCCESS, "open_session returned %d (%s); log:\n%s", rc,
-	           pam_strerror(pamh, rc), logbuf.p ? logbuf.p : "");
+	           pam_strerror(pamh, rc), pamtest_log());
 	env = env_of(pamh);
 	for (i = 0; env[i]; i++) {
 		const char *eq = strchr(env[i], '=');
@@ -390,7 +337,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_strv_free(again);
 
 	pam_end(pamh, PAM_SUCCESS);
-	capturing = false;
+	pamtest_log_capture(false);
 	fuzz_strv_free(env);
 	fuzz_strv_free(base);
 	fuzz_str_free(&keys.all);
