@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""benchlib.py - small helpers for bench/run.sh.
+"""benchlib.py - helpers of bench/run.py, as a module and as a command.
 
     benchlib.py time OUT.json RUNS WARMUP -- CMD...
         Runs CMD (stdout and stderr to /dev/null) WARMUP times, then RUNS
@@ -19,6 +19,7 @@
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -44,10 +45,20 @@ def cmd_time(out, runs, warmup, argv):
         json.dump({"results": [res]}, f)
 
 
-def cmd_median(path):
+def times_of(path):
+    """The run times (seconds) of a hyperfine (or "time") JSON export."""
     with open(path) as f:
-        data = json.load(f)
-    print("%.9f" % data["results"][0]["median"])
+        return json.load(f)["results"][0]["times"]
+
+
+def median_of(path):
+    """The median (seconds) of a hyperfine (or "time") JSON export."""
+    with open(path) as f:
+        return json.load(f)["results"][0]["median"]
+
+
+def cmd_median(path):
+    print("%.9f" % median_of(path))
 
 
 SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
@@ -129,7 +140,18 @@ def cmd_compare(gen, envd, diff_out=None):
     return 1
 
 
-def cmd_ir(path):
+def compare(gen, envd, diff_out=None):
+    """cmd_compare without its line on stdout: 0 when the same."""
+    with open(os.devnull, "w") as null:
+        saved, sys.stdout = sys.stdout, null
+        try:
+            return cmd_compare(gen, envd, diff_out)
+        finally:
+            sys.stdout = saved
+
+
+def ir_of(path):
+    """The total instruction count (Ir) of a callgrind output file."""
     total = None
     with open(path) as f:
         for line in f:
@@ -137,7 +159,28 @@ def cmd_ir(path):
                 total = int(line.split()[1])
     if total is None:
         sys.exit("benchlib: no totals in %s" % path)
-    print(total)
+    return total
+
+
+def inclusive(path):
+    """A function REGEX -> the largest inclusive Ir of the functions whose
+    callgrind_annotate line matches REGEX (None when none does)."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                         capture_output=True, text=True).stdout.splitlines()
+
+    def largest(regex):
+        best = None
+        for line in out:
+            w = line.split()
+            if w and re.search(regex, line) and re.fullmatch(r"[0-9,]+", w[0]):
+                n = int(w[0].replace(",", ""))
+                best = n if best is None or n > best else best
+        return best
+    return largest
+
+
+def cmd_ir(path):
+    print(ir_of(path))
 
 
 def main(argv):

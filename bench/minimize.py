@@ -8,7 +8,7 @@ _build/bench/trees/medium).  The tree is copied to WORKDIR (default: a new
 temporary directory), then files and then lines are removed for as long as
 envd's output still differs from the generator's.  Prints the remaining files
 and both outputs.  Needs root (the generator runs in a private mount
-namespace, as in run.sh).
+namespace, as in run.py).
 """
 
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pam_envconf.py - pam_env counterparts of environment.d trees, for bench/run.sh.
+"""pam_envconf.py - pam_env counterparts of environment.d trees, for bench/run.py.
 
     pam_envconf.py translate --dir DIR [--dir DIR]... --base BASE --home H
                    --shell S --user U --default-path P --conf OUT --expected OUT

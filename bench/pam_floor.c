@@ -1,6 +1,6 @@
 /* pam_floor.c - the calls pam_envd cannot do without, and nothing else.
  *
- * A PAM session module for bench/run.sh: what any module with pam_envd's
+ * A PAM session module for bench/run.py: what any module with pam_envd's
  * job has to pay for before it reads a single file, by the project's own
  * rules (../shared/SECURITY.md) and Linux-PAM's interfaces:
  *   - the user from PAM_USER and pam_modutil_getpwnam,
@@ -9,7 +9,7 @@
  *     files (on Debian: initgroups, through every NSS group service),
  *   - one pam_putenv per variable of the result.
  * The variables come ready-made from vars=FILE (NAME=VALUE entries, each
- * ended by a NUL: bench/run.sh writes the pam_envd result there), read with
+ * ended by a NUL: bench/run.py writes the pam_envd result there), read with
  * root's privileges and no checks: this is a measuring stick, not a module
  * to install.  pam_envd's own work is then its cost above this floor.
  */

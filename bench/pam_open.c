@@ -1,4 +1,4 @@
-/* pam_open.c - a minimal PAM session driver for bench/run.sh.
+/* pam_open.c - a minimal PAM session driver for bench/run.py.
  *
  *   pam_open [-n N] [-w W] [-t] [-p] [-e NAME=VALUE]... SERVICE USER
  *

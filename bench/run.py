@@ -1,0 +1,815 @@
+#!/usr/bin/env python3
+"""run.py - pam_envd benchmarks (./dev bench).
+
+    bench/run.py BUILDDIR [envd|pam|all] [--json FILE]
+    bench/run.py --compare BEFORE.json AFTER.json
+
+Sections:
+  envd  envd against systemd's environment.d generator on generated trees:
+        output check, wall time (hyperfine, else a Python loop) and
+        instruction counts (callgrind) with their growth per size step.
+  pam   session open with pam_envd last in a login-like stack, against the
+        same stack with pam_permit, with the floor (bench/pam_floor.c: only
+        the calls pam_envd cannot do without) and with pam_env reading the
+        same tree as ~/.pam_environment: output check, instructions
+        (callgrind) and wall time (pamtester under hyperfine; bench/pam_open.c
+        in-process), then pam_envd's growth with the tree.  Needs root
+        (useradd, /etc/pam.d); users and services are removed on exit.
+
+The contract (verdicts printed, never a failing exit status):
+  - per process (one session, as sshd and display managers do it) the
+    pam_envd stack costs fewer instructions than the pam_env user_readenv
+    stack doing the equivalent work;
+  - envd show is linear: 10x the input costs at most 11x the instructions;
+  - envd show is at least 20x faster than systemd's generator at 13,000
+    assignments (the large tree).
+--json FILE saves every figure; --compare prints each figure of two saved
+runs and the change in percent (the cost of a code change is one command).
+
+When envd and the generator disagree on a tree, bench/minimize.py ENVD
+_build/bench/trees/SIZE shrinks it to a small repro.
+
+Environment knobs:
+  BENCH_SIZES   sizes to run, default "small medium large"
+  BENCH_RUNS    minimum timed runs per command (default 10)
+  BENCH_WARMUP  warmup runs per command (default 3)
+  BENCH_OUT     output directory (default TOP/_build/bench)
+  ENVD          envd binary (default BUILDDIR/src/envd)
+  PAM_ENVD      the module (default BUILDDIR/pam_envd/.libs/pam_envd.so)
+  BENCH_PAM_SESSIONS  extra sessions per process for Ir/session (default 10)
+  BENCH_PAM_ENV_SIZES sizes measured with pam_env too (default "small medium")
+  BENCH_PAM_ROUNDS    timing rounds, each timing every stack in turn (default 5)
+  BENCH_PAM_ITER      timed sessions in one process, per round (default 40)
+
+The table goes to stdout and to BENCH_OUT/results.txt; raw data (trees,
+outputs, hyperfine JSON, callgrind files) stay in BENCH_OUT.
+"""
+
+import json
+import os
+import pwd
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
+
+GENERATOR = "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator"
+BASE_PATH = "/usr/local/bin:/usr/bin:/bin"  # PATH of every measured process
+PAM_STACK = [
+    "session  required  pam_env.so readenv=1",
+    "session  required  pam_env.so readenv=1 envfile=/etc/default/locale",
+    "session  required  pam_limits.so",
+    "session  required  pam_unix.so",
+    "session  optional  pam_umask.so",
+]
+
+
+class Bench:
+    def __init__(self, builddir):
+        self.builddir = os.path.abspath(builddir)
+        self.out = os.environ.get("BENCH_OUT") or os.path.join(TOP, "_build", "bench")
+        self.sizes = (os.environ.get("BENCH_SIZES") or "small medium large").split()
+        self.runs = int(os.environ.get("BENCH_RUNS") or 10)
+        self.warmup = int(os.environ.get("BENCH_WARMUP") or 3)
+        self.envd = os.environ.get("ENVD") or os.path.join(self.builddir, "src", "envd")
+        self.hyperfine = shutil.which("hyperfine")
+        self.figures = {}
+        os.makedirs(self.out, exist_ok=True)
+        self.results = open(os.path.join(self.out, "results.txt"), "w")
+
+    # ---- output ----
+
+    def say(self, *lines):
+        for line in lines:
+            print(line)
+            self.results.write(line + "\n")
+        sys.stdout.flush()
+
+    def die(self, msg):
+        self.say("run.py: " + msg)
+        raise SystemExit(1)
+
+    def machine(self):
+        cpu = ""
+        try:
+            with open("/proc/cpuinfo") as f:
+                m = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M)
+                cpu = m.group(1) if m else ""
+        except OSError:
+            pass
+        commit = capture(["git", "-C", TOP, "describe", "--always", "--dirty"]) or "unknown"
+        sysd = capture(["dpkg-query", "-W", "-f=${Version}", "systemd"]) or "unknown"
+        hf = capture([self.hyperfine, "--version"]) if self.hyperfine else "none (Python loop)"
+        vg = capture(["valgrind", "--version"]) or "none"
+        u = os.uname()
+        self.say("pam_envd benchmarks, %s, commit %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit),
+                 "machine: %d CPUs, %s, %s %s %s" % (os.cpu_count(), cpu or u.machine, u.sysname, u.release, u.machine),
+                 "tools:   %s; %s; systemd %s; running as uid %d" % (hf, vg, sysd, os.getuid()),
+                 "envd:    " + self.envd)
+        self.figures["commit"] = commit
+
+    # ---- running and timing ----
+
+    def time_cmd(self, json_path, env, argv, runs=None, warmup=None, wrap=()):
+        """Median wall time (s) of argv run with exactly env; hyperfine when
+        installed.  wrap: a prefix (the namespace) around the timing tool."""
+        runs = self.runs if runs is None else runs
+        warmup = self.warmup if warmup is None else warmup
+        if self.hyperfine:
+            cmd = list(wrap) + ["env", "-i"] + ["%s=%s" % kv for kv in env.items()] + [
+                self.hyperfine, "-N", "--style", "basic", "--warmup", str(warmup),
+                "--min-runs", str(runs), "--export-json", json_path, "--", shlex.join(argv)]
+        else:
+            cmd = list(wrap) + ["env", "-i"] + ["%s=%s" % kv for kv in env.items()] + [
+                sys.executable, os.path.join(HERE, "benchlib.py"), "time", json_path,
+                str(runs), str(warmup), "--"] + argv
+        log = json_path[:-5] + ".log"
+        with open(log, "w") as f:
+            if subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT) != 0:
+                self.die("timing failed: %s (see %s)" % (shlex.join(argv), log))
+        return benchlib.median_of(json_path)
+
+    def callgrind(self, out_file, env, argv):
+        log = out_file[:-4] + ".log"
+        with open(log, "w") as f:
+            rc = subprocess.call(["env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
+                                 ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out_file] + argv,
+                                 stdout=subprocess.DEVNULL, stderr=f)
+        if rc != 0:
+            self.die("callgrind run failed: %s (see %s)" % (shlex.join(argv), log))
+        return benchlib.ir_of(out_file)
+
+    # ---- envd against the generator ----
+
+    def in_ns(self, root):
+        """A prefix that runs a command in a private mount namespace where
+        root's environment.d directories replace the system ones and the
+        other two (if present) are empty."""
+        script = ('set -e; root=$1 empty=$2; shift 2; '
+                  'mount --bind "$root/etc/environment.d" /etc/environment.d; '
+                  'mount --bind "$root/usr/lib/environment.d" /usr/lib/environment.d; '
+                  'for d in /run/environment.d /usr/local/lib/environment.d; do '
+                  'if [ -d "$d" ]; then mount --bind "$empty" "$d"; fi; done; exec "$@"')
+        return ["unshare", "-m", "--", "bash", "-c", script, "in_ns", root,
+                os.path.join(self.out, "empty")]
+
+    def generator_note(self):
+        if os.getuid() != 0:
+            return "needs root for a private mount namespace"
+        if not os.access(GENERATOR, os.X_OK):
+            return GENERATOR + " not installed"
+        if not (os.path.isdir("/etc/environment.d") and os.path.isdir("/usr/lib/environment.d")):
+            return "/etc/environment.d or /usr/lib/environment.d missing (nothing to bind over)"
+        if subprocess.call(["unshare", "-m", "true"], stderr=subprocess.DEVNULL) != 0:
+            return "unshare -m not permitted here"
+        return None
+
+    def make_trees(self):
+        self.trees = {}
+        for d in ("empty", "trees/empty/root/etc/environment.d", "trees/empty/root/usr/lib/environment.d",
+                  "trees/empty/home/.config/environment.d"):
+            os.makedirs(os.path.join(self.out, d), exist_ok=True)
+        for s in self.sizes:
+            root, home = (os.path.join(self.out, "trees", s, x) for x in ("root", "home"))
+            info = json.loads(run_ok([sys.executable, os.path.join(HERE, "gen_tree.py"), "--size", s,
+                                      "--json", root, home], "gen_tree.py failed for " + s))
+            self.trees[s] = info
+
+    def envd_cmd(self, s):
+        return [self.envd, "show", "--inherit", "--format", "env", "--root",
+                os.path.join(self.out, "trees", s, "root")]
+
+    def section_envd(self):
+        self.say("", "== envd vs systemd's environment.d generator")
+        if not os.access(self.envd, os.X_OK):
+            self.die("no envd binary at %s (build it with ./dev build)" % self.envd)
+        notes = []
+        gen_note = self.generator_note()
+        if gen_note:
+            notes.append("note: generator column skipped: " + gen_note)
+        if not self.hyperfine:
+            notes.append("note: hyperfine missing, timed with a Python loop")
+        self.make_trees()
+        same, t_envd, t_gen = {}, {}, {}
+        for s in self.sizes:
+            home = os.path.join(self.out, "trees", s, "home")
+            env = {"HOME": home, "PATH": BASE_PATH}
+            o, e = (os.path.join(self.out, "%s.envd.%s" % (s, x)) for x in ("out", "err"))
+            with open(o, "wb") as fo, open(e, "wb") as fe:
+                rc = subprocess.call(["env", "-i", "HOME=" + home, "PATH=" + BASE_PATH] + self.envd_cmd(s),
+                                     stdout=fo, stderr=fe)
+            if rc != 0:
+                self.die("envd failed on the %s tree (exit %d): see %s" % (s, rc, e))
+            if os.path.getsize(e):
+                notes.append("warning: envd printed diagnostics on the %s tree (see %s)" % (s, e))
+            same[s] = "-"
+            if not gen_note:
+                root = os.path.join(self.out, "trees", s, "root")
+                g = os.path.join(self.out, s + ".generator.out")
+                with open(g, "wb") as fo:
+                    if subprocess.call(self.in_ns(root) + ["env", "-i", "HOME=" + home, "PATH=" + BASE_PATH,
+                                                           GENERATOR], stdout=fo, stderr=subprocess.DEVNULL) != 0:
+                        self.die("the generator failed on the %s tree" % s)
+                diff = os.path.join(self.out, s + ".diff.txt")
+                if benchlib.compare(g, o, diff) == 0:
+                    same[s] = "same"
+                else:
+                    same[s] = "DIFFERS"
+                    notes.append("WARNING: envd and the generator differ on the %s tree (details: %s; repro: "
+                                 "bench/minimize.py %s %s)" % (s, diff, self.envd,
+                                                                os.path.join(self.out, "trees", s)))
+        for s in self.sizes:
+            home = os.path.join(self.out, "trees", s, "home")
+            env = {"HOME": home, "PATH": BASE_PATH}
+            t_envd[s] = self.time_cmd(os.path.join(self.out, s + ".envd.json"), env, self.envd_cmd(s))
+            if not gen_note:
+                root = os.path.join(self.out, "trees", s, "root")
+                t_gen[s] = self.time_cmd(os.path.join(self.out, s + ".generator.json"), env, [GENERATOR],
+                                         wrap=self.in_ns(root))
+
+        self.say("", "wall time, median of >= %d runs after %d warmup runs (env -i HOME=... PATH=%s);"
+                 % (self.runs, self.warmup, BASE_PATH),
+                 "envd: envd show --inherit --format env --root ROOT",
+                 "generator: %s in a private mount namespace" % GENERATOR,
+                 "output: 'same' = the same assignments in the same order, after undoing the generator's quoting",
+                 "")
+        fmt = "%-7s %6s %7s %8s  %-7s %10s %13s %10s  %s"
+        self.say(fmt % ("size", "files", "assign", "KiB", "output", "envd ms", "generator ms", "gen/envd", "target"))
+        for s in self.sizes:
+            t = self.trees[s]
+            r = t_gen[s] / t_envd[s] if s in t_gen and t_envd[s] > 0 else None
+            tgt = ""
+            if s == "large":
+                if r is None:
+                    tgt = ">= 20x: not measured"
+                else:
+                    tgt = ">= 20x " + ("PASS" if r >= 20 else "MISS")
+            self.say(fmt % (s, t["files"], t["assignments"], "%.1f" % (t["bytes"] / 1024), same[s],
+                            "%.2f" % (t_envd[s] * 1000), "%.2f" % (t_gen[s] * 1000) if s in t_gen else "-",
+                            "%.1fx" % r if r is not None else "-", tgt))
+            self.figures["envd.%s.ms" % s] = t_envd[s] * 1000
+            if s in t_gen:
+                self.figures["generator.%s.ms" % s] = t_gen[s] * 1000
+        self.section_envd_ir()
+        if notes:
+            self.say("", *notes)
+
+    def section_envd_ir(self):
+        self.say("", "instructions executed by envd (valgrind --tool=callgrind, total Ir; 'empty' is an empty tree)",
+                 "")
+        if not shutil.which("valgrind"):
+            self.say("skipped: valgrind not installed")
+            return
+        ir = {}
+        for s in ["empty"] + self.sizes:
+            ir[s] = self.callgrind(os.path.join(self.out, "callgrind.%s.out" % s),
+                                   {"HOME": os.path.join(self.out, "trees", s, "home"), "PATH": BASE_PATH},
+                                   self.envd_cmd(s))
+            self.figures["envd.%s.Ir" % s] = ir[s]
+        fmt = "%-7s %6s %7s %15s %12s"
+        self.say(fmt % ("size", "files", "assign", "Ir", "Ir/assign"), fmt % ("empty", 0, 0, ir["empty"], "-"))
+        for s in self.sizes:
+            t = self.trees[s]
+            self.say(fmt % (s, t["files"], t["assignments"], ir[s],
+                            "%.0f" % ((ir[s] - ir["empty"]) / t["assignments"])))
+        self.say("", "growth per step; target: instructions grow at most 1.1x as fast as the input",
+                 "(10x the input => at most 11x the instructions)", "")
+        fmt = "%-16s %7s %8s %8s %9s %12s %9s  %s"
+        self.say(fmt % ("step", "files", "assign", "bytes", "Ir", "Ir - empty", "limit", "status"))
+        for prev, s in zip(self.sizes, self.sizes[1:]):
+            a, b = self.trees[s], self.trees[prev]
+            ri = ir[s] / ir[prev]
+            rm = "x%.2f" % ((ir[s] - ir["empty"]) / (ir[prev] - ir["empty"])) if ir[prev] > ir["empty"] else "-"
+            lim = 1.1 * a["assignments"] / b["assignments"]
+            self.say(fmt % ("%s -> %s" % (prev, s), "x%.1f" % (a["files"] / b["files"]),
+                            "x%.1f" % (a["assignments"] / b["assignments"]), "x%.1f" % (a["bytes"] / b["bytes"]),
+                            "x%.2f" % ri, rm, "x%.2f" % lim, "PASS" if ri <= lim else "MISS"))
+
+    # ---- PAM sessions ----
+
+    def section_pam(self):
+        self.say("", "== PAM session open: pam_envd vs pam_permit vs pam_env")
+        if os.getuid() != 0:
+            self.say("skipped: needs root (real users with useradd, services in /etc/pam.d)")
+            return
+        missing = [c for c in ("cc", "useradd", "userdel", "groupdel", "getent") if not shutil.which(c)]
+        if missing:
+            self.say("skipped: missing " + " ".join(missing))
+            return
+        pam = PamBench(self)
+        try:
+            pam.run()
+        finally:
+            pam.cleanup()
+
+
+class PamBench:
+    """Real users (home in a temporary directory) and real /etc/pam.d
+    services, all removed at the end, also when the run fails.  Every
+    service is the session part of a Debian login stack, the module under
+    test last."""
+
+    def __init__(self, b):
+        self.b = b
+        self.out = os.path.join(b.out, "pam")
+        self.tag = "envdb%07d" % os.getpid()  # one length: the same Ir run to run
+        self.users, self.services = [], []
+        self.tmp = None
+        self.sessions = int(os.environ.get("BENCH_PAM_SESSIONS") or 10)
+        self.iter = int(os.environ.get("BENCH_PAM_ITER") or 40)
+        self.rounds = int(os.environ.get("BENCH_PAM_ROUNDS") or 5)
+        self.env_sizes = (os.environ.get("BENCH_PAM_ENV_SIZES") or "small medium").split()
+        self.sizes = ["small"] + [s for s in b.sizes if s != "small"]
+        self.warm = 3
+        self.chk, self.warns = {}, []
+
+    def cleanup(self):
+        for s in self.services:
+            try:
+                os.unlink("/etc/pam.d/" + s)
+            except FileNotFoundError:
+                pass
+        for u in self.users:
+            for _ in range(10):  # another process may hold the passwd lock
+                subprocess.call(["userdel", u], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                if subprocess.call(["getent", "passwd", u], stdout=subprocess.DEVNULL) != 0:
+                    break
+                time.sleep(0.3)
+            if subprocess.call(["getent", "group", u], stdout=subprocess.DEVNULL) == 0:
+                subprocess.call(["groupdel", u], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.services, self.users, self.tmp = [], [], None
+
+    def add_user(self, name, home):
+        for _ in range(30):
+            p = subprocess.run(["useradd", "-M", "-d", home, "-s", "/bin/sh", "-U", "-K", "UMASK=022", name],
+                               capture_output=True, text=True)
+            if p.returncode == 0:
+                self.users.append(name)
+                return
+            if p.returncode not in (1, 10):  # 1, 10: the files are locked: retry
+                break
+            time.sleep(0.3)
+        self.b.die("useradd %s failed: %s" % (name, p.stderr.strip()))
+
+    def service(self, name, *lines):
+        path = "/etc/pam.d/" + name
+        if os.path.exists(path):
+            self.b.die(path + " exists already")
+        self.services.append(name)
+        with open(path, "w") as f:
+            f.write("# pam_envd benchmark (bench/run.py, pid %d); removed when the run ends\n" % os.getpid())
+            f.write("auth     required  pam_deny.so\naccount  required  pam_deny.so\n"
+                    "password required  pam_deny.so\n")
+            f.write("\n".join(PAM_STACK + list(lines)) + "\n")
+        os.chmod(path, 0o644)
+
+    def driver_env(self, svc, user, out_path):
+        with open(out_path, "wb") as f:
+            if subprocess.call(["env", "-i", "PATH=" + BASE_PATH, self.driver, "-p", svc, user], stdout=f) != 0:
+                self.b.die("the %s stack fails for %s" % (svc, user))
+
+    def check(self, tag, size, actual):
+        p = subprocess.run([sys.executable, os.path.join(HERE, "pam_envconf.py"), "check",
+                            os.path.join(self.out, size + ".expected.nul"),
+                            os.path.join(self.out, size + ".base.nul"), actual,
+                            "--details", os.path.join(self.out, tag + ".diff.txt")],
+                           capture_output=True, text=True)
+        self.chk[tag] = p.stdout.strip()
+        if p.returncode != 0:
+            self.chk[tag] = "DIFFERS"
+            self.warns.append("WARNING: %s (%s tree): %s (details: %s)"
+                              % (tag, size, p.stdout.strip(), os.path.join(self.out, tag + ".diff.txt")))
+
+    def ir(self, tag, svc, user, n):
+        f = os.path.join(self.out, "callgrind.%s.n%d.out" % (tag, n))
+        return self.b.callgrind(f, {"PATH": BASE_PATH}, [self.driver, "-n", str(n), svc, user])
+
+    def inproc(self, svc, user, n):
+        line = run_ok(["env", "-i", "PATH=" + BASE_PATH, self.driver, "-w", str(self.warm), "-n", str(n), "-t",
+                       svc, user], "%s -t %s %s failed" % (self.driver, svc, user))
+        w = line.split()
+        return float(w[w.index("median_ns") + 1])
+
+    def svc_of(self, v, s):
+        return "%s-envd-%s" % (self.tag, s) if v == "envd" else "%s-%s" % (self.tag, v)
+
+    def user_of(self, s):
+        return self.tag + s[0]
+
+    def run(self):
+        b = self.b
+        module_src = os.environ.get("PAM_ENVD") or os.path.join(b.builddir, "pam_envd", ".libs", "pam_envd.so")
+        if not os.path.isfile(module_src):
+            b.die("no module at %s (build it with ./dev build)" % module_src)
+        pamtester = shutil.which("pamtester")
+        has_vg = shutil.which("valgrind") is not None
+        if not pamtester:
+            self.warns.append("note: pamtester missing: no pamtester times, no pamtester check")
+        if not b.hyperfine:
+            self.warns.append("note: hyperfine missing, pamtester timed with a Python loop")
+        if not has_vg:
+            self.warns.append("note: valgrind missing: no instruction counts")
+        shutil.rmtree(self.out, ignore_errors=True)
+        os.makedirs(self.out)
+        self.tmp = tempfile.mkdtemp(prefix="pam_envd-bench.", dir="/tmp")
+        os.chmod(self.tmp, 0o755)
+        # a copy: a rebuild during the run must not change the module between
+        # two sessions (callgrind aborts on code that changes under it)
+        module = os.path.join(self.out, "pam_envd.so")
+        shutil.copy(module_src, module)
+        self.driver = os.path.join(self.out, "pam_open")
+        run_ok(["cc", "-O2", "-Wall", "-o", self.driver, os.path.join(HERE, "pam_open.c"), "-lpam"],
+               "cannot build %s (libpam0g-dev?)" % self.driver)
+        floor_so = os.path.join(self.out, "pam_floor.so")
+        run_ok(["cc", "-O2", "-Wall", "-fPIC", "-shared", "-o", floor_so, os.path.join(HERE, "pam_floor.c"),
+                "-lpam"], "cannot build the floor module bench/pam_floor.c")
+        record = os.path.join(self.tmp, "record")
+        with open(record, "w") as f:
+            f.write('#!/bin/sh\nexec env -0 >"$1"\n')
+        os.chmod(record, 0o755)
+
+        # 1. users, trees, services; what each stack leaves in the PAM environment
+        self.service(self.tag + "-permit", "session  required  pam_permit.so")
+        self.service(self.tag + "-env", "session  required  pam_env.so readenv=0 user_readenv=1")
+        self.trees, self.nvars = {}, {}
+        for s in self.sizes:
+            u, home = self.user_of(s), os.path.join(self.tmp, "home", self.user_of(s))
+            root = os.path.join(self.out, "trees", s, "root")
+            os.makedirs(home)
+            self.trees[s] = json.loads(run_ok([sys.executable, os.path.join(HERE, "gen_tree.py"), "--size", s,
+                                               "--json", root, home], "gen_tree.py failed for " + s))
+            self.add_user(u, home)
+            run_ok(["chown", "-R", "%s:%s" % (u, u), home], "chown " + home)
+            os.chmod(home, 0o755)
+            shell = pwd.getpwnam(u).pw_shell
+            dirs = "%s/etc/environment.d:%s/usr/lib/environment.d" % (root, root)
+            self.service(self.svc_of("envd", s), "session  required  %s system_dirs=%s" % (module, dirs))
+            base = os.path.join(self.out, s + ".base.nul")
+            self.driver_env(self.tag + "-permit", u, base)
+            conf = os.path.join(self.out, s + ".pam_environment")
+            expected = os.path.join(self.out, s + ".expected.nul")
+            run_ok([sys.executable, os.path.join(HERE, "pam_envconf.py"), "translate",
+                    "--dir", os.path.join(home, ".config", "environment.d"),
+                    "--dir", root + "/etc/environment.d", "--dir", root + "/usr/lib/environment.d",
+                    "--base", base, "--home", home, "--shell", shell, "--user", u,
+                    "--default-path", BASE_PATH, "--conf", conf, "--expected", expected],
+                   "cannot translate the %s tree for pam_env" % s)
+            run_ok(["install", "-o", u, "-g", u, "-m", "644", conf, os.path.join(home, ".pam_environment")],
+                   "install .pam_environment")
+            with open(expected, "rb") as f:
+                self.nvars[s] = f.read().count(b"\0")
+            # 2. the outputs: both modules give the predicted variables
+            self.driver_env(self.svc_of("envd", s), u, os.path.join(self.out, s + ".envd.nul"))
+            self.check("envd." + s, s, os.path.join(self.out, s + ".envd.nul"))
+            if s in self.env_sizes:
+                self.driver_env(self.svc_of("env", s), u, os.path.join(self.out, s + ".env.nul"))
+                self.check("env." + s, s, os.path.join(self.out, s + ".env.nul"))
+            show = os.path.join(self.out, s + ".show.nul")
+            with open(show, "wb") as f:
+                if subprocess.call(["env", "-i", "PATH=" + BASE_PATH, b.envd, "show", "--format", "nul",
+                                    "--root", root, u], stdout=f, stderr=subprocess.DEVNULL) != 0:
+                    b.die("envd show %s failed" % u)
+            self.check("show." + s, s, show)
+            if s == "small":
+                # the floor writes what pam_envd writes: the variables of the result
+                self.service(self.tag + "-floor", "session  required  %s vars=%s" % (floor_so, show))
+                self.driver_env(self.tag + "-floor", u, os.path.join(self.out, s + ".floor.nul"))
+                self.check("floor." + s, s, os.path.join(self.out, s + ".floor.nul"))
+        u = self.user_of("small")
+        if pamtester:
+            # the pamtester path, seen by a pam_exec recorder stacked after the module
+            root = os.path.join(self.out, "trees", "small", "root")
+            for v in ("envd", "env"):
+                svc = "%s-rec-%s" % (self.tag, v)
+                rec = os.path.join(self.tmp, v + ".rec")
+                first = ("session  required  %s system_dirs=%s/etc/environment.d:%s/usr/lib/environment.d"
+                         % (module, root, root) if v == "envd"
+                         else "session  required  pam_env.so readenv=0 user_readenv=1")
+                self.service(svc, first, "session  required  pam_exec.so %s %s" % (record, rec))
+                run_ok(["env", "-i", "PATH=" + BASE_PATH, pamtester, svc, u, "open_session", "close_session"],
+                       "pamtester %s %s failed" % (svc, u))
+                dest = os.path.join(self.out, "small.pamtester-%s.nul" % v)
+                shutil.copy(rec, dest)
+                self.check("pamtester-%s.small" % v, "small", dest)
+
+        # 3. instructions: one session per process, and per extra session in a process
+        self.ir1, self.irn, self.sess, self.nsess = {}, {}, {}, {}
+        if has_vg:
+            for v in ("permit", "floor", "envd", "env"):
+                for s in self.sizes:
+                    if (v in ("permit", "floor") and s != "small") or (v == "env" and s not in self.env_sizes):
+                        continue
+                    key = "%s.%s" % (v, s)
+                    svc, u = self.svc_of(v, s), self.user_of(s)
+                    self.ir1[key] = self.ir(key, svc, u, 1)
+                    # extra sessions: at most BENCH_PAM_SESSIONS, about 3e9 Ir in all
+                    k = max(1, min(self.sessions, 3000000000 // self.ir1[key]))
+                    self.nsess[key] = k
+                    self.irn[key] = self.ir(key, svc, u, k + 1)
+                    self.sess[key] = (self.irn[key] - self.ir1[key]) // k
+
+        # system calls of one process
+        self.nsys = {}
+        if shutil.which("strace"):
+            for v in ("permit", "envd", "env"):
+                txt = os.path.join(self.out, "strace.%s.small.txt" % v)
+                run_ok(["env", "-i", "PATH=" + BASE_PATH, "strace", "-f", "-c", "-o", txt, self.driver, "-n", "1",
+                        self.svc_of(v, "small"), self.user_of("small")], "strace %s failed" % self.driver)
+                with open(txt) as f:
+                    for line in f:
+                        w = line.split()
+                        if w and w[-1] == "total":
+                            self.nsys[v] = w[3]
+
+        # 4. wall time, in rounds that take turns between the stacks, so that
+        # a load that comes and goes hits them all alike
+        combos = ["permit.small", "floor.small"]
+        hf_runs, hf_warm, iters = {}, {}, {}
+        for s in self.sizes:
+            combos.append("envd." + s)
+            if s in self.env_sizes:
+                combos.append("env." + s)
+            if s == "large":  # fewer runs where one session costs a second or more
+                hf_runs[s], hf_warm[s], iters[s] = 3, 1, 2
+            elif s == "medium":
+                hf_runs[s], hf_warm[s], iters[s] = b.runs, b.warmup, (self.iter + 3) // 4
+            else:
+                hf_runs[s], hf_warm[s], iters[s] = b.runs, b.warmup, self.iter
+        hf_parts = {k: [] for k in combos}
+        ip_parts = {k: [] for k in combos}
+        for rnd in range(1, self.rounds + 1):
+            for key in combos:
+                v, s = key.split(".")
+                svc, u = self.svc_of(v, s), self.user_of(s)
+                if pamtester:
+                    j = os.path.join(self.out, "%s.pamtester.%d.json" % (key, rnd))
+                    b.time_cmd(j, {"PATH": BASE_PATH}, [pamtester, svc, u, "open_session", "close_session"],
+                               runs=hf_runs[s], warmup=hf_warm[s])
+                    hf_parts[key].append(j)
+                ip_parts[key].append(self.inproc(svc, u, iters[s]))
+        self.hf, self.ip = {}, {}
+        for key in combos:
+            if hf_parts[key]:
+                self.hf[key] = statistics.median(t for j in hf_parts[key] for t in benchlib.times_of(j))
+            self.ip[key] = statistics.median(ip_parts[key])
+        self.report(module, module_src)
+        if self.warns:
+            b.say("", *self.warns)
+
+    def report(self, module, module_src):
+        b, s = self.b, "small"
+        ir1, sess, hf, ip = self.ir1, self.sess, self.hf, self.ip
+        b.say("", "stack: /etc/pam.d/SERVICE made for the run (the session part of Debian's login), then the module "
+                  "under test:")
+        b.say(*("  " + line for line in PAM_STACK))
+        b.say("  pam_permit: session required pam_permit.so",
+              "  pam_floor:  session required pam_floor.so vars=FILE (bench/pam_floor.c; FILE: envd show's result)",
+              "  pam_envd:   session required %s system_dirs=TREE/etc/environment.d:TREE/usr/lib/environment.d"
+              % module, "              (a copy of %s)" % module_src,
+              "              (and the user's ~/.config/environment.d, the default)",
+              "  pam_env:    session required pam_env.so readenv=0 user_readenv=1 (the tree as ~/.pam_environment,",
+              "              one 'NAME DEFAULT=value' line per assignment, by bench/pam_envconf.py)",
+              "users: real, made with useradd for the run, home with the tree's user part; trees by gen_tree.py")
+        b.say("", "output check: the PAM environment after open_session against bench/pam_envconf.py's own reading "
+                  "of the tree")
+        for name in sorted(self.chk, key=lambda n: (n.rsplit(".", 1)[1], n.rsplit(".", 1)[0])):
+            b.say("  %-22s %-7s %s" % (name.rsplit(".", 1)[0], name.rsplit(".", 1)[1], self.chk[name]))
+        b.say("  (envd = pam_envd stack, env = pam_env stack, through bench/pam_open; pamtester-* = pamtester with",
+              "   a pam_exec recorder stacked after the module; show = envd show --root TREE USER)")
+        t = self.trees[s]
+        b.say("", "typical config: the small tree, %d files, %d assignments (%d variables)"
+              % (t["files"], t["assignments"], self.nvars[s]),
+              "  Ir/process  valgrind --tool=callgrind, total Ir of one bench/pam_open process: pam_start,",
+              "              pam_open_session, pam_close_session, pam_end (process start-up included)",
+              "  Ir/session  Ir added by each further transaction in the same process: (Ir(n=K+1) - Ir(n=1)) / K,",
+              "              K = %s (fewer on big trees, where one session costs more)"
+              % self.nsess.get("permit.small", self.sessions),
+              "  pamtester   median wall time of 'pamtester SERVICE USER open_session close_session' (hyperfine,",
+              "              %d rounds of >= %d runs after %d warmup runs, the stacks taking turns)"
+              % (self.rounds, b.runs, b.warmup),
+              "  in-process  median wall time of one transaction in bench/pam_open -n %d (after %d" % (self.iter,
+                                                                                                      self.warm),
+              "              untimed; fewer on big trees), the median of %d rounds" % self.rounds,
+              "  syscalls    system calls made by one bench/pam_open process (strace -f -c)", "")
+        fmt = "%-11s %11s %6s %11s %6s %13s %6s %14s %6s %9s"
+        b.say(fmt % ("module", "Ir/process", "ratio", "Ir/session", "ratio", "pamtester ms", "ratio",
+                     "in-process us", "ratio", "syscalls"))
+        for v in ("permit", "floor", "envd", "env"):
+            k, p = v + "." + s, "permit." + s
+            b.say(fmt % ("pam_" + v, ir1.get(k, "-"), r2(ir1.get(k), ir1.get(p)), sess.get(k, "-"),
+                         r2(sess.get(k), sess.get(p)), "%.2f" % (hf[k] * 1000) if k in hf else "-",
+                         r2(hf.get(k), hf.get(p)), "%.1f" % (ip[k] / 1000) if k in ip else "-",
+                         r2(ip.get(k), ip.get(p)), self.nsys.get(v, "-")))
+            for name, d in (("Ir_process", ir1), ("Ir_session", sess)):
+                if k in d:
+                    b.figures["pam.%s.%s" % (v, name)] = d[k]
+            if k in hf:
+                b.figures["pam.%s.pamtester_ms" % v] = hf[k] * 1000
+            if k in ip:
+                b.figures["pam.%s.inprocess_us" % v] = ip[k] / 1000
+        p = ir1.get("permit.small")
+        e_ip, n_ip = ratio(ir1.get("envd.small"), p), ratio(ir1.get("env.small"), p)
+        e_is, n_is = ratio(sess.get("envd.small"), sess.get("permit.small")), ratio(
+            sess.get("env.small"), sess.get("permit.small"))
+        if e_ip is None or n_ip is None:
+            verdict = "not measured"
+        else:
+            verdict = "PASS" if e_ip < n_ip else "MISS"
+        b.say("", "target: per process, the pam_envd stack below the pam_env (user_readenv) stack, both against",
+              "the pam_permit stack:",
+              "  instructions, one session per process:  pam_envd %s  pam_env %s  %s"
+              % (fx(e_ip), fx(n_ip), verdict),
+              "  instructions, per session in a process: pam_envd %s  pam_env %s" % (fx(e_is), fx(n_is)),
+              "floor: bench/pam_floor.c in pam_envd's place, doing only what pam_envd cannot do without",
+              "  (pam_modutil_getpwnam, pam_getenvlist, pam_modutil_drop_priv/regain_priv, one pam_putenv",
+              "  per variable of the same result): instructions %s per process, %s per session"
+              % (fx(ratio(ir1.get("floor.small"), p)),
+                 fx(ratio(sess.get("floor.small"), sess.get("permit.small")))),
+              "  pam_envd's own work (pam_envd stack - floor stack) / pam_permit stack: %s per process"
+              % (fx(ratio(ir1["envd.small"] - ir1["floor.small"], p))
+                 if "envd.small" in ir1 and "floor.small" in ir1 else "-"),
+              "wall time against the pam_permit stack: pamtester pam_envd %s, pam_env %s; in a process pam_envd %s, "
+              "pam_env %s" % (fx(ratio(hf.get("envd.small"), hf.get("permit.small"))),
+                              fx(ratio(hf.get("env.small"), hf.get("permit.small"))),
+                              fx(ratio(ip.get("envd.small"), ip.get("permit.small"))),
+                              fx(ratio(ip.get("env.small"), ip.get("permit.small")))))
+        b.figures["pam.envd.ratio_process"] = e_ip
+        b.figures["pam.env.ratio_process"] = n_ip
+
+        base = sess.get("permit.small")
+        b.say("", "growth with the tree: module Ir = Ir/session of the stack - Ir/session of the pam_permit stack", "")
+        fmt = "%-7s %6s %7s %6s %-7s %3s %12s %12s %9s %13s %12s %9s"
+        b.say(fmt % ("size", "files", "assign", "vars", "output", "K", "envd Ir/sess", "module Ir", "Ir/assign",
+                     "pam_env Ir/s", "module Ir", "Ir/assign"))
+        for s2 in self.sizes:
+            t = self.trees[s2]
+            ke, kn = "envd." + s2, "env." + s2
+            b.say(fmt % (s2, t["files"], t["assignments"], self.nvars[s2], self.chk.get(ke, "-").split(" ")[0],
+                         self.nsess.get(ke, "-"), sess.get(ke, "-"), diff(sess.get(ke), base, 1),
+                         diff(sess.get(ke), base, t["assignments"]), sess.get(kn, "-"), diff(sess.get(kn), base, 1),
+                         diff(sess.get(kn), base, t["assignments"])))
+        for s2 in self.sizes:
+            if s2 not in self.env_sizes:
+                b.say("(pam_env not run on the %s tree: BENCH_PAM_ENV_SIZES=\"%s\")" % (s2, " ".join(self.env_sizes)))
+        b.say("", "wall time by size (ms; pamtester median, and one transaction in a process)", "")
+        fmt = "%-7s %7s %14s %14s %14s %14s"
+        b.say(fmt % ("size", "assign", "envd pamtester", "envd in-proc", "env pamtester", "env in-proc"))
+        b.say(fmt % ("(permit", "-", ms(hf.get("permit.small")), ms(ip.get("permit.small"), 1e6) + ")", "-", "-"))
+        for s2 in self.sizes:
+            b.say(fmt % (s2, self.trees[s2]["assignments"], ms(hf.get("envd." + s2)), ms(ip.get("envd." + s2), 1e6),
+                         ms(hf.get("env." + s2)), ms(ip.get("env." + s2), 1e6)))
+
+        b.say("", "growth per step of pam_envd's module Ir; target: linear (at most 1.1x as fast as the assignments)",
+              "")
+        fmt = "%-16s %8s %12s %9s  %s"
+        b.say(fmt % ("step", "assign", "module Ir", "limit", "status"))
+        for prev, s2 in zip(self.sizes, self.sizes[1:]):
+            if "envd." + s2 not in sess or base is None:
+                continue
+            ra = self.trees[s2]["assignments"] / self.trees[prev]["assignments"]
+            rm = (sess["envd." + s2] - base) / (sess["envd." + prev] - base)
+            b.say(fmt % ("%s -> %s" % (prev, s2), "x%.1f" % ra, "x%.2f" % rm, "x%.2f" % (1.1 * ra),
+                         "PASS" if rm <= 1.1 * ra else "MISS"))
+        b.say("", "where pam_envd's instructions go: callgrind_annotate --inclusive=yes on the one-session processes",
+              "(callgrind.envd.SIZE.n1.out): module = pam_envd's pam_sm_open_session; engine = envd_load (the",
+              "privilege drop included); initgroups (libc, from pam_modutil_drop_priv) and pam_putenv (libpam):",
+              "all calls in the process, which in these stacks come from pam_envd alone", "")
+        fmt = "%-7s %7s %13s %13s %11s %13s %8s"
+        b.say(fmt % ("size", "assign", "module", "engine", "initgroups", "pam_putenv", "putenv%"))
+        own = {}
+        for s2 in self.sizes:
+            f = os.path.join(self.out, "callgrind.envd.%s.n1.out" % s2)
+            if not os.path.isfile(f) or not os.path.getsize(f):
+                continue
+            fn = benchlib.inclusive(f)
+            tot = fn("pam_envd[.]c:pam_sm_open_session( |$)")
+            eng, ig, pe = fn(":envd_load( |$)"), fn(":initgroups( |$)"), fn(":pam_putenv( |$)")
+            b.say(fmt % (s2, self.trees[s2]["assignments"], tot or "-", eng or "-", ig or "-", pe or "-",
+                         "%.1f%%" % (100 * pe / tot) if tot and pe else "-"))
+            if tot and pe:
+                own[s2] = tot - pe
+        b.say("", "growth of pam_envd's own work: module - pam_putenv (libpam's pam_putenv searches the whole",
+              "PAM environment on every call, so n variables cost n^2/2 comparisons there; Linux-PAM has no",
+              "call that sets many at once); target: linear (at most 1.1x as fast as the assignments)", "")
+        fmt = "%-16s %8s %14s %9s  %s"
+        b.say(fmt % ("step", "assign", "module-putenv", "limit", "status"))
+        for prev, s2 in zip(self.sizes, self.sizes[1:]):
+            if s2 in own and prev in own:
+                ra = self.trees[s2]["assignments"] / self.trees[prev]["assignments"]
+                ro = own[s2] / own[prev]
+                b.say(fmt % ("%s -> %s" % (prev, s2), "x%.1f" % ra, "x%.2f" % ro, "x%.2f" % (1.1 * ra),
+                             "PASS" if ro <= 1.1 * ra else "MISS"))
+        b.say("", "raw data: %s (PAM environments *.nul, callgrind.*.out, pamtester JSON, the translated "
+                  ".pam_environment)" % self.out)
+
+
+# ---- small helpers ----
+
+def capture(argv):
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True)
+    except (OSError, TypeError):
+        return ""
+    return p.stdout.strip().splitlines()[0] if p.returncode == 0 and p.stdout.strip() else ""
+
+
+def run_ok(argv, what):
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        print("run.py: " + what, file=sys.stderr)
+        raise SystemExit(1)
+    return p.stdout
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fx(r):
+    return "%.3fx" % r if r is not None else "-"
+
+
+def r2(a, b):
+    r = ratio(a, b)
+    return "%.2f" % r if r is not None else "-"
+
+
+def diff(a, b, n):
+    return "%.0f" % ((a - b) / n) if a is not None and b is not None else "-"
+
+
+def ms(seconds, div=None):
+    if seconds is None:
+        return "-"
+    return "%.3f" % (seconds / div) if div else "%.2f" % (seconds * 1000)
+
+
+def compare_files(before, after):
+    with open(before) as f:
+        a = json.load(f)
+    with open(after) as f:
+        b = json.load(f)
+    print("%-32s %16s %16s %9s" % ("figure", "before (%s)" % a.get("commit", "?"),
+                                   "after (%s)" % b.get("commit", "?"), "change"))
+    for k in sorted(set(a) | set(b)):
+        if k == "commit":
+            continue
+        x, y = a.get(k), b.get(k)
+        ch = "%+.2f%%" % (100 * (y - x) / x) if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x \
+            else "-"
+        print("%-32s %16s %16s %9s" % (k, num(x), num(y), ch))
+
+
+def num(v):
+    if v is None:
+        return "-"
+    return "%.3f" % v if isinstance(v, float) else str(v)
+
+
+def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(argv) == 3 and argv[0] == "--compare":
+        compare_files(argv[1], argv[2])
+        return 0
+    json_out = None
+    if "--json" in argv:
+        i = argv.index("--json")
+        if i + 1 >= len(argv):
+            sys.exit(__doc__)
+        json_out = argv[i + 1]
+        del argv[i:i + 2]
+    if not argv or len(argv) > 2 or not os.path.isdir(argv[0]):
+        sys.exit(__doc__)
+    section = argv[1] if len(argv) > 1 else "all"
+    if section not in ("envd", "pam", "all"):
+        sys.exit(__doc__)
+    b = Bench(argv[0])
+    b.machine()
+    if section in ("envd", "all"):
+        b.section_envd()
+    if section in ("pam", "all"):
+        b.section_pam()
+    b.say("", "results: " + b.results.name)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(b.figures, f, indent=1, sort_keys=True)
+        b.say("figures: " + json_out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
