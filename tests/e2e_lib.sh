@@ -20,6 +20,8 @@ E2E_FAILS=0
 E2E_PASSES=0
 E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
 E2E_WRAP=() # a command pamtester runs under, e.g. (setpriv --groups=G)
+# E2E_TOOLS: the session driver a test needs besides the system tools
+# (default pamtester)
 
 e2e_skip() {
 	echo "SKIP: $*"
@@ -62,7 +64,7 @@ e2e_init() {
 	[ "$(id -u)" = 0 ] || e2e_skip "end-to-end tests need root"
 	[ "${ENVD_MODULE:-yes}" != no ] || e2e_skip "configured with --disable-module: no pam_envd.so"
 	local c
-	for c in pamtester useradd userdel groupdel getent setpriv timeout; do
+	for c in ${E2E_TOOLS:-pamtester} useradd userdel groupdel getent setpriv timeout; do
 		command -v "$c" >/dev/null 2>&1 || e2e_skip "$c is not installed"
 	done
 	[ -f "$MODULE" ] || { echo "FAIL: $MODULE not built"; exit 1; }
