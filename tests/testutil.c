@@ -373,4 +373,3 @@ char *tu_nested(size_t levels)
 	*p = '\0';
 	return s;
 }
-
