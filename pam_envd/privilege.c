@@ -79,8 +79,8 @@ static bool user_in_group(const struct passwd *pw, gid_t g)
 /* True when none of root's supplementary groups travels with the user's
  * fsuid (CVE-2010-3430).  pam_modutil_drop_priv sets the user's own groups
  * with initgroups, or clears the list when that fails (Linux-PAM 1.5.2 and
- * 1.7.0, libpam/pam_modutil_priv.c): a group root also had may stay only
- * when the user is a member of it as well. */
+ * 1.7.0, libpam/pam_modutil_priv.c); 1.4.0 always clears it.  A group root
+ * also had may stay only when the user is a member of it as well. */
 static bool groups_dropped(const struct pe_priv *priv)
 {
 	gid_t few[PE_SAVED_GROUPS], *now = few;

@@ -3,7 +3,8 @@
 # tests/pam_session is linked with (pam_start_confdir; no pamtester, no
 # /etc/pam.d), as root, so that the privilege window runs for real.  The
 # compatibility cells of ./dev test run it against each Linux-PAM they
-# build (COMPAT_LIBPAM names it in the output).
+# build (COMPAT_LIBPAM names it in the output, COMPAT_PAM_VERSION is its
+# version).
 #
 # Checks: the session opens; the user's and the system's variables arrive;
 # a user file that is a link to a root-only file is not read; the process
@@ -26,6 +27,17 @@ as "$u" mkdir -p "$h/.config/environment.d"
 printf 'CONFDIR_USER=yes\nPATH=$HOME/bin:${PATH}\n' >"$h/.config/environment.d/10-c.conf"
 chown "$u:" "$h/.config/environment.d/10-c.conf"
 as "$u" ln -s "$E2E_TMP/secret/leak.conf" "$h/.config/environment.d/20-leak.conf"
+# a file only the user's supplementary group may read: pam_modutil_drop_priv
+# gives the window the user's groups (initgroups) in Linux-PAM 1.5.2 and 1.7.0;
+# 1.4 clears them (setgroups(0, NULL)), and the file is skipped there
+g=$(e2e_group g)
+usermod -a -G "$g" "$u"
+mkdir -p "$E2E_TMP/grp"
+echo "CONFDIR_GROUP=1" >"$E2E_TMP/grp/group.conf"
+chgrp "$g" "$E2E_TMP/grp" "$E2E_TMP/grp/group.conf"
+chmod 750 "$E2E_TMP/grp"
+chmod 640 "$E2E_TMP/grp/group.conf"
+as "$u" ln -s "$E2E_TMP/grp/group.conf" "$h/.config/environment.d/30-group.conf"
 echo "CONFDIR_SYS=1" >"$E2E_TMP/sys/etc/environment.d/50-sys.conf"
 echo "session required $MODULE system_dirs=$SYSDIRS" >"$E2E_TMP/pam.d/confdir"
 
@@ -39,5 +51,11 @@ if [ -s "$out" ]; then
 	expect_eq "the system's variable" "$(getvar "$out" CONFDIR_SYS)" 1
 	expect_eq "PATH composed" "$(getvar "$out" PATH)" "$h/bin:/usr/local/bin:/usr/bin:/bin"
 	expect_false "a link to a root-only file is not read (the window is the user's)" hasvar "$out" CONFDIR_LEAK
+	case ${COMPAT_PAM_VERSION:-} in
+	1.4.*) expect_false "a file of a supplementary group is skipped (Linux-PAM 1.4 clears the groups)" \
+		hasvar "$out" CONFDIR_GROUP ;;
+	*) expect_eq "a file of a supplementary group is read (the user's groups)" \
+		"$(getvar "$out" CONFDIR_GROUP)" 1 ;;
+	esac
 fi
 e2e_finish
