@@ -670,17 +670,17 @@ class PamBench:
             b.say(fmt % (s2, self.trees[s2]["assignments"], ms(hf.get("envd." + s2)), ms(ip.get("envd." + s2), 1e6),
                          ms(hf.get("env." + s2)), ms(ip.get("env." + s2), 1e6)))
 
-        b.say("", "growth per step of pam_envd's module Ir; target: linear (at most 1.1x as fast as the assignments)",
+        b.say("", "growth per step of pam_envd's module Ir, libpam's pam_putenv included (it searches the whole",
+              "PAM environment on every call: quadratic); for reference, the verdict is on the table further down",
               "")
         fmt = "%-16s %8s %12s %9s  %s"
-        b.say(fmt % ("step", "assign", "module Ir", "limit", "status"))
+        b.say(fmt % ("step", "assign", "module Ir", "linear", ""))
         for prev, s2 in zip(self.sizes, self.sizes[1:]):
             if "envd." + s2 not in sess or base is None:
                 continue
             ra = self.trees[s2]["assignments"] / self.trees[prev]["assignments"]
             rm = (sess["envd." + s2] - base) / (sess["envd." + prev] - base)
-            b.say(fmt % ("%s -> %s" % (prev, s2), "x%.1f" % ra, "x%.2f" % rm, "x%.2f" % (1.1 * ra),
-                         "PASS" if rm <= 1.1 * ra else "MISS"))
+            b.say(fmt % ("%s -> %s" % (prev, s2), "x%.1f" % ra, "x%.2f" % rm, "x%.2f" % (1.1 * ra), ""))
         b.say("", "where pam_envd's instructions go: callgrind_annotate --inclusive=yes on the one-session processes",
               "(callgrind.envd.SIZE.n1.out): module = pam_envd's pam_sm_open_session; engine = envd_load (the",
               "privilege drop included); initgroups (libc, from pam_modutil_drop_priv) and pam_putenv (libpam):",
