@@ -3,7 +3,7 @@
  * A load makes one small allocation per variable, per file name and per
  * path, and frees them all at the same moment.  Taking them from a few
  * chunks instead of one malloc each saves 1.1% of a session's
- * instructions (bench/run.sh pam, small tree: 1,906,040 against 1,926,625
+ * instructions (bench/run.py pam, small tree: 1,906,040 against 1,926,625
  * per session), more on larger trees.  Chunks grow from 4 KiB to 64 KiB; a
  * request larger than a quarter of the next chunk gets a chunk of its own,
  * so the current one is not wasted.  Nothing is freed alone: what a chunk

@@ -254,8 +254,9 @@ static void test_strcmp_order_many_files(void **state)
 	tu_tree_free(&t);
 }
 
-/* A directory whose entries take several getdents64 calls (a 4 KiB buffer
- * holds about 100 of these), and one entry per name, in strcmp order. */
+/* A directory whose entries take several reads of the kernel's listing
+ * (readdir's buffer holds far fewer than these), and one entry per name,
+ * in strcmp order. */
 static void test_many_files_in_one_dir(void **state)
 {
 	struct tu_tree t;
