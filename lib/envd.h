@@ -29,6 +29,12 @@
 #define ENVD_MAX_RESULT_BYTES    (1024u * 1024u)       /* sum of "NAME=VALUE\0" in the result */
 #define ENVD_MAX_DIRS            16u   /* directories per load, the user directory included */
 #define ENVD_MAX_DIAGNOSTICS     1000u /* errors+warnings, and notices+debug, reported per load */
+/* The user side of one load: symbolic link steps followed (the user
+ * directory's path and every file's), and the milliseconds its privilege
+ * window may stay open reading files, well below the module's wait for
+ * another thread's window (10 s). */
+#define ENVD_MAX_LINK_STEPS 256u
+#define ENVD_MAX_WINDOW_MS  3000u
 
 struct envd_limits {
 	size_t file_bytes;
@@ -40,6 +46,8 @@ struct envd_limits {
 	size_t depth;
 	size_t result_bytes;
 	size_t diagnostics;
+	size_t link_steps;
+	size_t window_ms;
 };
 
 enum envd_severity {
