@@ -426,10 +426,16 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		return bad_name(ld, key, key_len);
 	h = envd_hash(name, key_len);
 	if (!has_value) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, name,
-		           "%s= has no value and sets nothing (environment.d cannot set an "
-		           "empty value, nor unset one)",
-		           name);
+		/* "WORD=" may be a pasted secret with one '=' of padding: only
+		 * what describe_key shows of a bad name is shown of it */
+		char shown[SHOWN_PREFIX + 1];
+
+		describe_key(shown, key, key_len);
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, shown,
+		           "%s%s= has no value and sets nothing (environment.d cannot set an "
+		           "empty value, nor unset one)%s",
+		           shown, key_len > SHOWN_PREFIX ? "..." : "",
+		           key_len > SHOWN_PREFIX ? "; the name's rest is not shown" : "");
 		return 0;
 	}
 	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {

@@ -627,7 +627,10 @@ static void test_no_value_in_diagnostics(void **state)
 	        "TOKEN s3cr3t=x\n"
 	        "TOKEN\ts3cr3t=x\n"
 	        "export TOKEN s3cr3t=x\n"
-	        "TOKEN-s3cr3t=x\n",
+	        "TOKEN-s3cr3t=x\n"
+	        /* a pasted base64 secret with one '=' of padding: a valid
+	         * name with no value; 16 bytes of it may show */
+	        "Q29uZmlnVG9rZW5zs3cr3tVmFsdWU=\n",
 	        deep);
 	tu_tree_init(&t);
 	tu_write(t.user, "a.conf", buf);
@@ -637,6 +640,7 @@ static void test_no_value_in_diagnostics(void **state)
 	t.cfg.limits.entry_bytes = 12;
 	tu_load_ok(&t);
 	assert_true(t.diags.n > 10);
+	assert_non_null(tu_find(&t.diags, ENVD_C_NO_VALUE, "/a.conf", 18));
 	for (i = 0; i < t.diags.n; i++) {
 		const struct tu_diag *d = &t.diags.v[i];
 
