@@ -190,8 +190,9 @@ static int follow_link(int dirfd, const char *name, const struct stat *lst,
 	    lst->st_uid != dir.st_uid)
 		return -EXDEV;
 	/* links on /proc and its kind are the kernel's magic links */
-	if (pseudo_fs(dirfd) != 0)
-		return -ELOOP;
+	r = pseudo_fs(dirfd);
+	if (r != 0)
+		return r < 0 ? r : -ELOOP;
 	n = readlinkat(dirfd, name, target, sizeof(target));
 	if (n < 0)
 		return -errno;

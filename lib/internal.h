@@ -202,6 +202,14 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                         const char *value, size_t value_len);
 
+/* ---- capabilities (caps.c) ---- */
+
+/* Clear and restore the calling thread's effective capability set.  Both
+ * return 0 once the kernel reports the wanted set, else a negative errno;
+ * a clear that fails puts the set back as it was if it can. */
+int envd_caps_clear(struct envd_caps *saved);
+int envd_caps_restore(const struct envd_caps *saved);
+
 /* ---- safe file access (fileio.c) ---- */
 
 /* What one side of a load may still spend on following symbolic links. */

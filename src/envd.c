@@ -360,12 +360,10 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	}
 	rn->cfg.policy = rn->policy;
 
-	rn->privs.uid = pw->pw_uid;
-	rn->privs.gid = pw->pw_gid;
-	rn->privs.user = pw->pw_name;
-	rn->cfg.enter_user = privs_enter;
-	rn->cfg.leave_user = privs_leave;
-	rn->cfg.priv_data = &rn->privs;
+	privs_init(&rn->privs, pw, &rn->ds.verbose);
+	rn->cfg.enter_user = envd_window_enter;
+	rn->cfg.leave_user = envd_window_leave;
+	rn->cfg.priv_data = &rn->privs.win;
 	return EXIT_OK;
 }
 
@@ -400,6 +398,8 @@ int main(int argc, char **argv)
 		rc = setup(&rn, &o, pw, &ra);
 	if (rc == EXIT_OK) {
 		r = envd_load(&rn.cfg, &res);
+		if (envd_window_finish(&rn.privs.win) != 0 && r >= 0)
+			r = -EPERM; /* fail closed, as the module does */
 		if (r < 0) {
 			fprintf(stderr, "envd: loading failed: %s\n", strerror(-r));
 			rc = EXIT_FAIL;
