@@ -318,6 +318,18 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
 
+/* Reads the file at path (absolute, or relative to the working directory)
+ * as envd_load reads a user's file: its links walked by their text (no
+ * /proc magic link, no link another user planted in a sticky directory),
+ * opened without blocking, checked on the descriptor to be a regular file
+ * owned by owner or root and writable by no one else, at most max bytes.
+ * Within a privilege window for a root process.  Returns 0 with *data
+ * malloc'd (NULL for an empty file), or a negative errno with *reason:
+ * -EPERM refused by a check, -EINVAL not a file (/dev/null, a directory,
+ * a dangling link), -EFBIG over max, -ENOMEM, another errno. */
+int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
+                   const char **reason);
+
 const char *envd_version(void);
 
 #endif

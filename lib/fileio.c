@@ -470,7 +470,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 	r = walk(dirfd, name, chk, &w);
 	if (r == -ENOENT) {
 		*reason = "dangling symbolic link";
-		return 0;
+		return ENVD_READ_MASKS;
 	}
 	if (r < 0) {
 		*reason = open_file_reason(r);
@@ -481,14 +481,14 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		close(w.dirfd);
 		if (r == ENOENT) {
 			*reason = "dangling symbolic link";
-			return 0;
+			return ENVD_READ_MASKS;
 		}
 		return failed(r, reason, r == EACCES ? "permission denied" : "cannot be examined");
 	}
 	if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
 		close(w.dirfd);
 		*reason = S_ISDIR(st.st_mode) ? "a directory" : "/dev/null";
-		return 0;
+		return ENVD_READ_MASKS;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(w.dirfd);
@@ -524,4 +524,13 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		*reason = "empty file";
 	}
 	return r;
+}
+
+int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
+                   const char **reason)
+{
+	struct envd_check chk = {owner, 0, NULL};
+	int r = envd_read_file(AT_FDCWD, path, &chk, max, NULL, data, len, reason);
+
+	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

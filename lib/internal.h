@@ -234,11 +234,13 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
                   const char **reason);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
  * into a buffer from arena a, or a malloc'd one when a is NULL.  Returns 0
- * with the contents in *data and *len, or 0 with *data NULL when the entry
- * only masks (empty, /dev/null, a directory, a dangling link: *reason
- * says which); else a negative errno with *reason: -EPERM (refused by a
+ * with the contents in *data and *len (*data NULL for an empty file),
+ * ENVD_READ_MASKS when the entry is no file to read and only masks its
+ * name (/dev/null, a directory, a dangling link: *reason says which);
+ * else a negative errno with *reason: -EPERM (refused by a
  * check), -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM,
  * another errno (cannot be opened, examined or read). */
+#define ENVD_READ_MASKS 1
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
                    struct envd_arena *a, char **data, size_t *len, const char **reason);
 

@@ -80,7 +80,7 @@ static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 	if (r == 0 && e->data) {
 		e->status = ENVD_SCAN_READ;
 		ld->input_bytes += e->len;
-	} else if (r == 0)
+	} else if (r == 0 || r == ENVD_READ_MASKS)
 		e->status = ENVD_SCAN_MASKS;
 	else
 		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE

@@ -32,6 +32,7 @@ struct opts {
 	const char *root, *user_dir, *default_path, *user;
 	const char *allow, *deny, *only;
 	const char *reapply; /* show --reapply=NAMES */
+	const char *as;      /* import-pam-environment --as=USER */
 };
 
 struct diag_state {
@@ -42,7 +43,7 @@ struct diag_state {
 
 static const char usage_text[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
-    "  or:  envd [-q] import-pam-environment [FILE]\n"
+    "  or:  envd [-q] import-pam-environment [--as=USER] [FILE]\n"
     "Show, explain and lint the environment that pam_envd gives a login of USER\n"
     "(default: the caller) from the environment.d directories.\n"
     "\n"
@@ -52,7 +53,8 @@ static const char usage_text[] =
     "  files    list the files in effect, in order, and those masked or skipped\n"
     "  import-pam-environment  print FILE (default ~/.pam_environment) as an\n"
     "           environment.d file, with a comment on each line it cannot\n"
-    "           translate exactly\n"
+    "           translate exactly; FILE is read with the rights of --as=USER\n"
+    "           (root only; as root the default is nobody's for a FILE)\n"
     "\n"
     "Options:\n"
     "  -f, --format=FMT     show: env (NAME=VALUE), shell (export NAME='VALUE'),\n"
@@ -147,7 +149,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_ALLOW,
 		O_DENY,
 		O_ONLY,
-		O_REAPPLY
+		O_REAPPLY,
+		O_AS
 	};
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -163,6 +166,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"user-deny", required_argument, NULL, O_DENY},
 	    {"user-only", required_argument, NULL, O_ONLY},
 	    {"reapply", required_argument, NULL, O_REAPPLY},
+	    {"as", required_argument, NULL, O_AS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -217,6 +221,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->reapply = optarg;
 			o->inherit = true;
 			break;
+		case O_AS:
+			o->as = optarg;
+			break;
 		case 'q':
 			o->verbose = -1;
 			break;
@@ -255,6 +262,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return usage_error("too many arguments", argv[optind]);
 	if (o->explain && (o->format == FORMAT_SHELL || o->format == FORMAT_NUL))
 		return usage_error("--explain goes with --format=env or json", NULL);
+	if (o->as && o->cmd != CMD_IMPORT)
+		return usage_error("--as goes with import-pam-environment", NULL);
 	if (o->reapply && (o->cmd != CMD_SHOW || o->explain))
 		return usage_error("--reapply goes with show, without --explain", NULL);
 	if (o->user_dir && o->user_dir[0] != '/')
@@ -380,7 +389,7 @@ int main(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return rc;
 	if (o.cmd == CMD_IMPORT)
-		return import_pam_environment(o.user, o.verbose < 0, stdout);
+		return import_pam_environment(o.user, o.as, o.verbose < 0, stdout);
 	pw = find_user(o.user);
 	if (!pw) {
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");
