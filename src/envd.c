@@ -409,7 +409,10 @@ int main(int argc, char **argv)
 		r = envd_load(&rn.cfg, &res);
 		if (envd_window_finish(&rn.privs.win) != 0 && r >= 0)
 			r = -EPERM; /* fail closed, as the module does */
-		if (r < 0) {
+		if (r == -EPERM) {
+			fputs("envd: privileges not restored: nothing shown\n", stderr);
+			rc = EXIT_FAIL;
+		} else if (r < 0) {
 			fprintf(stderr, "envd: loading failed: %s\n", strerror(-r));
 			rc = EXIT_FAIL;
 		}
