@@ -547,9 +547,9 @@ static int analyse(struct service *s, bool *applies)
 		r = 0;
 	if (r == 0 && at_open)
 		r = add_finding(s, s->entries[a].file, s->entries[a].line,
-		                "pam_envd.so is not the last session line: %zu later module%s run "
-		                "programs at open",
-		                at_open, at_open == 1 ? "" : "s");
+		                "pam_envd.so is not the last session line: %zu later %s programs "
+		                "at open",
+		                at_open, at_open == 1 ? "module runs" : "modules run");
 	return r;
 }
 
