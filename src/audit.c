@@ -283,7 +283,7 @@ static int read_file(struct service *s, const char *name, unsigned depth, const 
 /* One logical line of file (display name) at line. */
 static int do_line(struct service *s, const char *file, unsigned line, char *buf, unsigned depth)
 {
-	char *pos = buf, *type, *control, *arg;
+	char *pos = buf, *type, *arg;
 	bool all;
 
 	type = next_token(&pos);
@@ -291,6 +291,8 @@ static int do_line(struct service *s, const char *file, unsigned line, char *buf
 		return 0;
 	all = strcasecmp(type, "@include") == 0;
 	if (!all) {
+		char *control;
+
 		if (*type == '-')
 			type++;
 		if (strcasecmp(type, "session") != 0)
@@ -316,7 +318,7 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 	char *p = text, *end = text + n, *logical = NULL;
 	size_t len = 0;
 	unsigned ln = 0, start = 0;
-	bool long_line = false, pending = false, cut = false, cut_before = false;
+	bool long_line = false, pending = false, cut = false;
 	int r = 0;
 
 	logical = malloc(MAX_LINE + 1);
@@ -332,7 +334,7 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 			start = ln;
 			len = 0;
 			long_line = false;
-			cut_before = false;
+			cut = false;
 		}
 		q = plen;
 		while (q > 0 && (p[q - 1] == ' ' || p[q - 1] == '\t'))
@@ -355,10 +357,9 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 		}
 		c = p + strspn(p, " \t");
 		k = c < p + plen ? (size_t)(p + plen - c) : 0;
-		cut = cut_before;
-		cut_before = cut_before || nul_cut;
 		if (cut)
-			k = 0;
+			k = 0; /* a NUL in an earlier line of this one */
+		cut = cut || nul_cut;
 		if (len + k > MAX_LINE)
 			long_line = true;
 		else {
@@ -671,14 +672,15 @@ static bool leftover(const char *name)
 }
 
 /* The regular files of dir, sorted; NULL with errno set on failure. */
-static char **list_services(const char *dir, size_t *n)
+static char **list_services(const char *dir, size_t *count)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	char **names = NULL;
+	size_t n = 0;
 	int err = 0;
 
-	*n = 0;
+	*count = 0;
 	if (!d)
 		return NULL;
 	names = calloc(MAX_SERVICES, sizeof(*names));
@@ -686,37 +688,46 @@ static char **list_services(const char *dir, size_t *n)
 		err = ENOMEM;
 		goto out;
 	}
-	while ((errno = 0, de = readdir(d))) {
+	for (;;) {
 		struct stat st;
+		char *name;
 
+		errno = 0;
+		/* readdir is thread-safe on a stream of its own (readdir_r is deprecated) */
+		// cppcheck-suppress readdirCalled
+		de = readdir(d);
+		if (!de) {
+			err = errno;
+			break;
+		}
 		if (leftover(de->d_name))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (*n >= MAX_SERVICES) {
+		if (n >= MAX_SERVICES) {
 			fprintf(stderr, "envd: %s: more than %u files: the rest is not audited\n",
 			        dir, MAX_SERVICES);
 			break;
 		}
-		names[*n] = strdup(de->d_name);
-		if (!names[*n]) {
+		name = strdup(de->d_name);
+		if (!name) {
 			err = ENOMEM;
-			goto out;
+			break;
 		}
-		(*n)++;
+		names[n++] = name;
 	}
-	if (errno)
-		err = errno;
-	qsort(names, *n, sizeof(*names), cmp_str);
+	if (!err)
+		qsort(names, n, sizeof(*names), cmp_str);
 out:
 	closedir(d);
 	if (err) {
-		while (names && *n)
-			free(names[--*n]);
+		while (n)
+			free(names[--n]);
 		free(names);
 		errno = err;
 		return NULL;
 	}
+	*count = n;
 	return names;
 }
 
@@ -726,7 +737,7 @@ int audit_run(const struct audit_opts *o, FILE *out)
 	struct printer pr = {.out = out, .json = o->json};
 	char **all = NULL;
 	size_t i, n = 0;
-	int rc = 0, r;
+	int rc = 0;
 
 	if (o->n_services == 0) {
 		all = list_services(dir, &n);
@@ -740,8 +751,9 @@ int audit_run(const struct audit_opts *o, FILE *out)
 	if (pr.json)
 		fputs("{\"services\":[", out);
 	for (i = 0; i < (all ? n : o->n_services); i++) {
-		r = audit_service(&pr, dir, o->pam_dir != NULL, all ? all[i] : o->services[i],
-		                  !all);
+		int r = audit_service(&pr, dir, o->pam_dir != NULL, all ? all[i] : o->services[i],
+		                      !all);
+
 		if (r > rc)
 			rc = r;
 	}
