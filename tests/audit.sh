@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # tests/audit.sh - envd audit on PAM stacks: the hand-made cases of
-# tests/audit/cases (each gets one thing right or wrong, and each finding is
-# checked as its exact line), stacks made here (include depth, long lines,
-# control bytes in names), the Debian 12 display-manager and login stacks of
-# tests/audit/debian with the pair right and then with a helper in the wrong
-# place, the JSON form, usage errors and failures.  No root needed:
+# tests/audit-stacks/cases (each gets one thing right or wrong, and each
+# finding is checked as its exact line), stacks made here (include depth,
+# long lines, control bytes in names), the Debian 12 display-manager and
+# login stacks of tests/audit-stacks/debian with the pair right and then
+# with a helper in the wrong place, the JSON form, usage errors and
+# failures.  (Not tests/audit/: make's built-in %: %.sh rule would take
+# that name for a program made from audit.sh.)  No root needed:
 # everything goes through --pam-dir.
 #
 # An automake test: $ENVD, $top_srcdir and $top_builddir come from the
@@ -24,8 +26,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(dirname "$here")}
 top_builddir=${top_builddir:-$top_srcdir/_build/plain}
 ENVD=${ENVD:-$top_builddir/src/envd}
-CASES=$top_srcdir/tests/audit/cases
-DEBIAN=$top_srcdir/tests/audit/debian
+CASES=$top_srcdir/tests/audit-stacks/cases
+DEBIAN=$top_srcdir/tests/audit-stacks/debian
 
 if [ ! -x "$ENVD" ]; then
 	echo "audit.sh: $ENVD is not built" >&2
