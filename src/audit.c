@@ -238,7 +238,6 @@ static int add_entry(struct service *s, const char *file, unsigned line, const c
 	const char *base = strrchr(module, '/');
 	const struct module_rule *rule;
 	struct entry *e;
-	char *copy = NULL;
 
 	base = base ? base + 1 : module;
 	if (s->n_entries >= MAX_ENTRIES) {
@@ -261,18 +260,14 @@ static int add_entry(struct service *s, const char *file, unsigned line, const c
 	e->file = file;
 	e->line = line;
 	e->envd = strcmp(base, "pam_envd.so") == 0;
-	if (args && !(copy = strdup(args))) {
-		free(e->module);
-		return -ENOMEM;
-	}
-	if (e->envd && args)
-		e->cleanup = has_word(copy, "cleanup");
+	/* both read args destructively: one or the other */
+	if (e->envd)
+		e->cleanup = has_word(args, "cleanup");
 	rule = find_rule(base);
 	if (rule && rule->sees) {
 		e->reason = rule->reason;
 		e->sees = strcmp(base, "pam_exec.so") == 0 ? exec_sees(args) : rule->sees;
 	}
-	free(copy);
 	s->n_entries++;
 	return 0;
 }
