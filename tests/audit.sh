@@ -211,14 +211,26 @@ printf 'session optional pam_exec.so /bin/true\n' >"$P/abs-inc"
 e audit --pam-dir="$P" abs
 expect_out "an absolute /etc/pam.d include under --pam-dir" "abs: /etc/pam.d/abs-inc:1: pam_exec.so at close sees the user's values: $exec_reason
 "
+# a FIFO or a device as an include is not opened for reading (no hang)
+mkfifo "$P/fifo"
+printf 'session optional pam_envd.so cleanup\nsession include fifo\nsession include /dev/zero\nsession optional pam_envd.so\n' >"$P/special"
+e audit --pam-dir="$P" special
+expect_rc "a FIFO and a device as includes" 1
+expect_out "a FIFO and a device as includes" 'special: special:2: include fifo: not a regular file
+special: special:3: include /dev/zero: not a regular file
+'
+rm -f "$P/fifo" "$P/special"
 # leftovers of package managers and editors are no services
 cp "$CASES/no-cleanup" "$P/sshd.dpkg-old"
 cp "$CASES/no-cleanup" "$P/sshd~"
 rm -f "$P"/deep* "$P"/ctl* "$P/long" "$P/self" "$P/abs"*
 cp "$CASES/right" "$P/right"
+mkdir "$P/subdir"
+ln -s right "$P/right-link"
 e audit --pam-dir="$P"
-expect_rc "package leftovers are skipped" 0
-expect_out "package leftovers are skipped" 'right: ok
+expect_rc "package leftovers and directories are skipped, links followed" 0
+expect_out "package leftovers and directories are skipped, links followed" 'right: ok
+right-link: ok
 '
 
 # ---- JSON ---------------------------------------------------------------------------
