@@ -269,6 +269,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->n_services = (size_t)(argc - optind);
 		if (o->format != FORMAT_ENV && o->format != FORMAT_JSON)
 			return usage_error("audit's formats are env (lines) and json", NULL);
+		if (o->explain || o->reapply || o->root || o->user_dir || o->no_user ||
+		    o->inherit || o->no_overwrite || o->no_expand || o->allow || o->deny || o->only)
+			return usage_error("audit takes --pam-dir, --format, -q and -v only", NULL);
 		return EXIT_OK;
 	} else
 		return usage_error("unknown command", cmd);

@@ -269,6 +269,14 @@ e audit --format=shell --pam-dir="$CASES"
 expect_rc "audit --format=shell" 2
 e --pam-dir="$CASES" show
 expect_rc "--pam-dir with show" 2
+for opt in --explain --root=/ --user-dir=/ --no-user --inherit --no-overwrite --no-expand \
+	--user-allow=X --user-deny=X --user-only=X --reapply=PATH; do
+	e "$opt" audit --pam-dir="$CASES" right
+	expect_rc "audit $opt" 2
+	expect_err "audit $opt" "envd: audit takes --pam-dir, --format, -q and -v only
+Try 'envd --help'.
+"
+done
 e audit --pam-dir
 expect_rc "--pam-dir without a directory" 2
 
