@@ -119,6 +119,7 @@ struct service {
 	size_t n_findings;
 	bool findings_dropped;
 	size_t reads;
+	bool reads_dropped;
 	dev_t dev[MAX_DEPTH + 1]; /* the files being read, for loops */
 	ino_t ino[MAX_DEPTH + 1];
 };
@@ -415,10 +416,14 @@ static int read_file(struct service *s, const char *name, unsigned depth, const 
 		                   "include %s: includes nested more than %u deep: Linux-PAM fails "
 		                   "the stack",
 		                   name, MAX_DEPTH);
-	if (s->reads >= MAX_READS)
+	if (s->reads >= MAX_READS) {
+		if (s->reads_dropped)
+			return 0;
+		s->reads_dropped = true;
 		return add_finding(s, from, from_line,
 		                   "include %s: more than %u files read: not audited", name,
 		                   MAX_READS);
+	}
 	s->reads++;
 	names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
 	if (!names)

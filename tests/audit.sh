@@ -189,6 +189,24 @@ e audit --pam-dir="$P" long
 expect_rc "a long line" 1
 expect_out "a long line" 'long: long:2: line longer than 8192 bytes: not audited
 '
+# at most 1024 session lines and 256 files per service
+{
+	printf 'session optional pam_envd.so cleanup\n'
+	for i in $(seq 1 1030); do printf 'session required pam_unix.so\n'; done
+	printf 'session optional pam_envd.so\n'
+} >"$P/many"
+e audit --pam-dir="$P" many
+expect_out "1032 session lines" 'many: many:1025: more than 1024 session lines: the rest is not audited
+'
+printf 'session required pam_unix.so\n' >"$P/inc"
+{
+	printf 'session optional pam_envd.so cleanup\nsession optional pam_envd.so\n'
+	for i in $(seq 1 300); do printf 'session include inc\n'; done
+} >"$P/wide"
+e audit --pam-dir="$P" wide
+expect_out "300 includes" 'wide: wide:258: include inc: more than 256 files read: not audited
+'
+rm -f "$P/many" "$P/wide" "$P/inc"
 # control bytes and invalid UTF-8 in names from the files are escaped
 printf 'session optional pam_envd.so cleanup\nsession include bad\033[2Jname\nsession optional pam_envd.so\nsession optional /x/pam_exec.so\001\377 /bin/true\n' >"$P/ctl"
 e audit --pam-dir="$P" ctl
