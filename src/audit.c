@@ -483,8 +483,13 @@ static int read_file(struct service *s, const char *name, unsigned depth, const 
 		n += (size_t)got;
 	}
 	if (n > MAX_FILE_SIZE) {
-		r = add_finding(s, depth ? from : display, depth ? from_line : 0,
-		                "%s is larger than %u bytes: not audited", name, MAX_FILE_SIZE);
+		if (depth)
+			r = add_finding(s, from, from_line,
+			                "include %s: larger than %u bytes: not audited", name,
+			                MAX_FILE_SIZE);
+		else
+			r = add_finding(s, display, 0, "larger than %u bytes: not audited",
+			                MAX_FILE_SIZE);
 		goto out;
 	}
 	text[n] = '\0';

@@ -206,7 +206,28 @@ printf 'session required pam_unix.so\n' >"$P/inc"
 e audit --pam-dir="$P" wide
 expect_out "300 includes" 'wide: wide:258: include inc: more than 256 files read: not audited
 '
-rm -f "$P/many" "$P/wide" "$P/inc"
+{
+	for i in $(seq 1 300); do printf 'session optional pam_exec.so /bin/true\n'; done
+	printf 'session optional pam_envd.so\n'
+} >"$P/noisy"
+e audit --pam-dir="$P" noisy
+expect_rc "300 findings" 1
+if [ "$(wc -l <"$T/out")" -eq 257 ] &&
+	[ "$(tail -1 "$T/out")" = "noisy: more than 256 findings: the rest is not shown" ]; then
+	pass "300 findings: 256 shown and a line that says so"
+else fail "300 findings: 256 shown and a line that says so" "$(tail -2 "$T/out")"; fi
+{
+	printf 'session optional pam_envd.so cleanup\nsession include big\nsession optional pam_envd.so\n'
+} >"$P/huge"
+head -c 1100000 /dev/zero | tr '\0' '#' >"$P/big"
+e audit --pam-dir="$P" huge
+expect_out "an include over 1 MiB" 'huge: huge:2: include big: larger than 1048576 bytes: not audited
+'
+head -c 1100000 /dev/zero | tr '\0' '#' >"$P/huge"
+e audit --pam-dir="$P" huge
+expect_out "a service over 1 MiB" 'huge: huge:0: larger than 1048576 bytes: not audited
+'
+rm -f "$P/many" "$P/wide" "$P/inc" "$P/noisy" "$P/huge" "$P/big"
 # control bytes and invalid UTF-8 in names from the files are escaped
 printf 'session optional pam_envd.so cleanup\nsession include bad\033[2Jname\nsession optional pam_envd.so\nsession optional /x/pam_exec.so\001\377 /bin/true\n' >"$P/ctl"
 e audit --pam-dir="$P" ctl
