@@ -407,7 +407,7 @@ static int read_file(struct service *s, const char *name, unsigned depth, const 
 	char *path = NULL, *text = NULL, *display, **names;
 	struct stat st;
 	ssize_t got;
-	size_t n = 0;
+	size_t n = 0, cap;
 	unsigned i;
 	int fd = -1, r = 0;
 
@@ -462,13 +462,27 @@ static int read_file(struct service *s, const char *name, unsigned depth, const 
 	s->dev[depth] = st.st_dev;
 	s->ino[depth] = st.st_ino;
 
-	text = malloc(MAX_FILE_SIZE + 1);
+	/* st_size is a hint for the first buffer, never a bound */
+	cap =
+	    st.st_size > 0 && (uintmax_t)st.st_size < MAX_FILE_SIZE ? (size_t)st.st_size + 2 : 4096;
+	text = malloc(cap);
 	if (!text) {
 		r = -ENOMEM;
 		goto out;
 	}
 	while (n <= MAX_FILE_SIZE) {
-		got = read(fd, text + n, MAX_FILE_SIZE + 1 - n);
+		if (n + 1 >= cap) {
+			char *t;
+
+			cap = cap * 2 > MAX_FILE_SIZE + 2 ? MAX_FILE_SIZE + 2 : cap * 2;
+			t = realloc(text, cap);
+			if (!t) {
+				r = -ENOMEM;
+				goto out;
+			}
+			text = t;
+		}
+		got = read(fd, text + n, cap - 1 - n);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
