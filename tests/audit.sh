@@ -354,7 +354,7 @@ lightdm: ok
 cp "$DEBIAN/sshd" "$D/sshd"
 echo 'session optional pam_exec.so /usr/local/sbin/hook' >>"$D/gdm-password"
 line=$(wc -l <"$D/gdm-password")
-apply=$(grep -n '^session	optional	pam_envd.so$' "$D/common-session" | cut -d: -f1)
+apply=$(grep -n '^session	optional	pam_envd.so *$' "$D/common-session" | cut -d: -f1)
 e audit --pam-dir="$D" gdm-password
 expect_rc "Debian 12 gdm-password, a helper after the applying line" 1
 expect_out "Debian 12 gdm-password, a helper after the applying line" "gdm-password: gdm-password:$line: pam_exec.so at open sees the user's values: $exec_reason
@@ -363,7 +363,7 @@ gdm-password: common-session:$apply: pam_envd.so is not the last session line: 1
 # without the cleanup line
 cp "$DEBIAN/gdm-password" "$D/gdm-password"
 sed -i '/pam_envd.so cleanup/d' "$D/common-session"
-apply=$(grep -n '^session	optional	pam_envd.so$' "$D/common-session" | cut -d: -f1)
+apply=$(grep -n '^session	optional	pam_envd.so *$' "$D/common-session" | cut -d: -f1)
 e audit --pam-dir="$D" greetd
 expect_rc "Debian 12 greetd, no cleanup line" 1
 expect_out "Debian 12 greetd, no cleanup line" "greetd: common-session:$apply: $no_cleanup
