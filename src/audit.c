@@ -1,6 +1,6 @@
 /* audit.c - `envd audit [SERVICE...]`: reads the PAM configuration as
- * Linux-PAM does and reports, for every service whose session stack
- * applies pam_envd, each module that runs a program able to see the
+ * Linux-PAM does and reports, for every service whose session (or auth)
+ * stack applies pam_envd, each module that runs a program able to see the
  * user's values (SECURITY.md, "Deployment"):
  *
  *   open:  Linux-PAM runs open_session hooks top to bottom; a program
@@ -10,13 +10,17 @@
  *          takes the values back), or everything when there is none,
  *          runs while the values are still there.
  *
+ * pam_envd in the auth stack applies at setcred, which applications may
+ * call before open_session: then every open hook sees the values.
+ *
  * Reading follows libpam's pam_handlers.c and pam_line.c: a logical line
  * is physical lines joined where one ends in a backslash (the backslash
  * becomes a blank), text from '#' on is a comment and a comment also ends
  * the logical line; tokens are separated by blanks, and "[...]" is one
  * token ("\]" inside is "]").  "include" and "substack" read the lines of
- * the same type from another file, Debian's "@include" all of its lines;
- * a relative name is taken in the same directory, an absolute one as is.
+ * their type from another file, Debian's "@include" the lines of the type
+ * being read (all at the top); a relative name is taken in the same
+ * directory, an absolute one as is.
  * A leading '-' on the type only silences a missing module: the line is
  * audited like the others (the module may be installed later).  Jumps in
  * "[value=action]" controls are not followed: every line may run.
@@ -49,6 +53,10 @@
 #define MAX_ENTRIES   1024u      /* session lines of one service */
 #define MAX_FINDINGS  256u       /* findings of one service */
 #define MAX_SERVICES  4096u      /* files of the directory */
+
+/* The stacks read: the session stack, and the auth stack for pam_envd's
+ * setcred (pam_envd(8), MODULE TYPES PROVIDED); libpam's PAM_T_ANY. */
+enum stack { ST_ANY, ST_AUTH, ST_SESSION };
 
 /* When a module's programs see the user's values. */
 enum {
@@ -95,6 +103,7 @@ struct entry {
 	const char *file; /* display name, owned by the service's names */
 	unsigned line;
 	char *module; /* the module's file name, without directories */
+	bool auth;    /* of the auth stack: only pam_envd's applying lines */
 	bool envd, cleanup;
 	unsigned sees;
 	const char *reason;
@@ -234,13 +243,19 @@ static bool has_word(char *args, const char *word)
 }
 
 static int add_entry(struct service *s, const char *file, unsigned line, const char *module,
-                     char *args)
+                     char *args, bool auth)
 {
 	const char *base = strrchr(module, '/');
 	const struct module_rule *rule;
 	struct entry *e;
+	bool envd, cleanup;
 
 	base = base ? base + 1 : module;
+	/* has_word and exec_sees read args destructively: one or the other */
+	envd = strcmp(base, "pam_envd.so") == 0;
+	cleanup = envd && has_word(args, "cleanup");
+	if (auth && (!envd || cleanup))
+		return 0; /* of the auth stack, only pam_envd's setcred matters */
 	if (s->n_entries >= MAX_ENTRIES) {
 		if (s->entries_dropped)
 			return 0;
@@ -260,10 +275,9 @@ static int add_entry(struct service *s, const char *file, unsigned line, const c
 		return -ENOMEM;
 	e->file = file;
 	e->line = line;
-	e->envd = strcmp(base, "pam_envd.so") == 0;
-	/* both read args destructively: one or the other */
-	if (e->envd)
-		e->cleanup = has_word(args, "cleanup");
+	e->auth = auth;
+	e->envd = envd;
+	e->cleanup = cleanup;
 	rule = find_rule(base);
 	if (rule && rule->sees) {
 		e->reason = rule->reason;
@@ -273,11 +287,13 @@ static int add_entry(struct service *s, const char *file, unsigned line, const c
 	return 0;
 }
 
-static int read_file(struct service *s, const char *name, unsigned depth, const char *from,
-                     unsigned from_line);
+static int read_file(struct service *s, const char *name, unsigned depth, enum stack want,
+                     const char *from, unsigned from_line);
 
-/* One logical line of file (display name) at line. */
-static int do_line(struct service *s, const char *file, unsigned line, char *buf, unsigned depth)
+/* One logical line of file (display name) at line, of a file read for the
+ * want stack (include and substack: theirs; @include: the includer's). */
+static int do_line(struct service *s, const char *file, unsigned line, char *buf, unsigned depth,
+                   enum stack want)
 {
 	char *pos = buf, *type, *arg;
 	bool all;
@@ -287,29 +303,38 @@ static int do_line(struct service *s, const char *file, unsigned line, char *buf
 		return 0;
 	all = strcasecmp(type, "@include") == 0;
 	if (!all) {
+		enum stack t;
 		char *control;
 
 		if (*type == '-')
 			type++;
-		if (strcasecmp(type, "session") != 0)
+		if (strcasecmp(type, "session") == 0)
+			t = ST_SESSION;
+		else if (strcasecmp(type, "auth") == 0)
+			t = ST_AUTH;
+		else
+			return 0;
+		if (want != ST_ANY && want != t)
 			return 0;
 		control = next_token(&pos);
 		if (!control)
 			return 0;
 		if (strcasecmp(control, "include") != 0 && strcasecmp(control, "substack") != 0) {
 			arg = next_token(&pos);
-			return arg ? add_entry(s, file, line, arg, pos) : 0;
+			return arg ? add_entry(s, file, line, arg, pos, t == ST_AUTH) : 0;
 		}
+		want = t;
 	}
 	arg = next_token(&pos);
 	if (!arg)
 		return add_finding(s, file, line,
 		                   "include without a file name: Linux-PAM fails the stack");
-	return read_file(s, arg, depth + 1, file, line);
+	return read_file(s, arg, depth + 1, want, file, line);
 }
 
 /* Splits the file's text (NUL-terminated, n bytes) into logical lines. */
-static int do_text(struct service *s, const char *file, char *text, size_t n, unsigned depth)
+static int do_text(struct service *s, const char *file, char *text, size_t n, unsigned depth,
+                   enum stack want)
 {
 	char *p = text, *end = text + n, *logical = NULL;
 	size_t len = 0;
@@ -371,7 +396,7 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 			r = add_finding(s, file, start, "line longer than %u bytes: not audited",
 			                MAX_LINE);
 		else
-			r = do_line(s, file, start, logical, depth);
+			r = do_line(s, file, start, logical, depth, want);
 		if (r < 0)
 			goto out;
 	}
@@ -401,8 +426,8 @@ static char *resolve(const struct service *s, const char *name)
 /* Reads the file name at include depth depth (0: the service's own file,
  * whose absence is the caller's error: -ENOENT), included from
  * from:from_line. */
-static int read_file(struct service *s, const char *name, unsigned depth, const char *from,
-                     unsigned from_line)
+static int read_file(struct service *s, const char *name, unsigned depth, enum stack want,
+                     const char *from, unsigned from_line)
 {
 	char *path = NULL, *text = NULL, *display, **names;
 	struct stat st;
@@ -507,7 +532,7 @@ static int read_file(struct service *s, const char *name, unsigned depth, const 
 		goto out;
 	}
 	text[n] = '\0';
-	r = do_text(s, display, text, n, depth);
+	r = do_text(s, display, text, n, depth, want);
 out:
 	free(text);
 	free(path);
@@ -516,55 +541,61 @@ out:
 	return r;
 }
 
-/* The findings about the pair and the modules around it. */
+/* The findings about the pair and the modules around it.  An applying
+ * line in the auth stack applies at pam_setcred, which applications may
+ * call before pam_open_session: then every open hook comes after it. */
 static int analyse(struct service *s, bool *applies)
 {
-	size_t i, a = SIZE_MAX, c = SIZE_MAX, at_open = 0;
-	int r;
+	size_t i, a = SIZE_MAX, c = SIZE_MAX, au = SIZE_MAX, at_open = 0, first;
+	int r = 0;
 
 	for (i = 0; i < s->n_entries; i++) {
 		const struct entry *e = &s->entries[i];
 
-		if (e->envd && e->cleanup && c == SIZE_MAX)
+		if (e->auth && au == SIZE_MAX)
+			au = i;
+		else if (!e->auth && e->envd && e->cleanup && c == SIZE_MAX)
 			c = i;
-		else if (e->envd && !e->cleanup && a == SIZE_MAX)
+		else if (!e->auth && e->envd && !e->cleanup && a == SIZE_MAX)
 			a = i;
 	}
-	*applies = a != SIZE_MAX;
+	*applies = a != SIZE_MAX || au != SIZE_MAX;
 	if (!*applies)
 		return 0;
-	for (i = 0; i < s->n_entries; i++) {
+	for (i = 0; i < s->n_entries && r == 0; i++) {
 		const struct entry *e = &s->entries[i];
+		bool after = a != SIZE_MAX && i > a;
 
-		if ((e->sees & SEES_OPEN) && i > a) {
-			at_open++;
+		if (e->auth)
+			continue;
+		if ((e->sees & SEES_OPEN) && (after || au != SIZE_MAX)) {
+			at_open += after;
 			r = add_finding(s, e->file, e->line,
 			                "%s at open sees the user's values: %s", e->module,
 			                e->reason);
-			if (r < 0)
-				return r;
 		}
-		if ((e->sees & SEES_CLOSE) && (c == SIZE_MAX || i < c)) {
+		if (r == 0 && (e->sees & SEES_CLOSE) && (c == SIZE_MAX || i < c))
 			r = add_finding(s, e->file, e->line,
 			                "%s at close sees the user's values: %s", e->module,
 			                e->reason);
-			if (r < 0)
-				return r;
-		}
 	}
-	if (c == SIZE_MAX)
+	if (r == 0 && au != SIZE_MAX)
+		r = add_finding(s, s->entries[au].file, s->entries[au].line,
+		                "pam_envd.so in the auth stack applies at setcred, which "
+		                "applications may call before open_session: every session "
+		                "module that runs programs sees the user's values");
+	first = a != SIZE_MAX ? a : au;
+	if (r == 0 && c == SIZE_MAX)
 		r = add_finding(
-		    s, s->entries[a].file, s->entries[a].line,
+		    s, s->entries[first].file, s->entries[first].line,
 		    "pam_envd.so has no cleanup instance: every close hook sees the "
 		    "user's values (add \"session optional pam_envd.so cleanup\" as the "
 		    "first session line)");
-	else if (c > a)
+	else if (r == 0 && a != SIZE_MAX && c > a)
 		r = add_finding(s, s->entries[c].file, s->entries[c].line,
 		                "pam_envd.so cleanup comes after the applying instance at %s:%u: "
 		                "make it the first session line",
 		                s->entries[a].file, s->entries[a].line);
-	else
-		r = 0;
 	if (r == 0 && at_open)
 		r = add_finding(s, s->entries[a].file, s->entries[a].line,
 		                "pam_envd.so is not the last session line: %zu later %s programs "
@@ -651,7 +682,7 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		fputs(": not a service name\n", stderr);
 		return 3;
 	}
-	r = read_file(&s, name, 0, NULL, 0);
+	r = read_file(&s, name, 0, ST_ANY, NULL, 0);
 	if (r == 0)
 		r = analyse(&s, &applies);
 	if (r < 0) {

@@ -124,6 +124,15 @@ type-after-command: type-after-command:3: pam_envd.so is not the last session li
 case_is others 1 "others: others:3: pam_script.so at close sees the user's values: $script_reason
 "
 
+# pam_envd in the auth stack applies at setcred, maybe before open_session
+auth_stack="pam_envd.so in the auth stack applies at setcred, which applications may call before open_session: every session module that runs programs sees the user's values"
+case_is auth-stack 1 "auth-stack: auth-stack:3: pam_exec.so at open sees the user's values: $exec_reason
+auth-stack: auth-stack:2: $auth_stack
+"
+case_is auth-include 1 "auth-include: auth-include-1:3: $auth_stack
+auth-include: auth-include-1:3: $no_cleanup
+"
+
 # ---- reading as libpam does ------------------------------------------------------
 # session include -> substack -> @include; auth include reads no session line
 case_is chain 1 "chain: chain-3:2: pam_exec.so at close sees the user's values: $exec_reason
