@@ -187,6 +187,11 @@ static void json_cstr(FILE *out, const char *s)
 		fputs("null", out);
 }
 
+void print_json_text(FILE *out, const char *s)
+{
+	json_cstr(out, s);
+}
+
 static void print_json_explained(FILE *out, const struct envd_result *res)
 {
 	size_t i, n = envd_result_count(res);
