@@ -125,9 +125,9 @@ check_scan_build() {
 rc=0
 for c in "${checks[@]}"; do
 	case $c in
-	format | cppcheck | fanalyzer | scan-build) ;;
+	format | cppcheck | fanalyzer | scan-build | hooks) ;;
 	*)
-		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build)" >&2
+		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build, hooks)" >&2
 		exit 2
 		;;
 	esac
