@@ -16,13 +16,14 @@
 #include "output.h"
 #include "privs.h"
 #include "import.h"
+#include "policy_cmd.h"
 #include "reapply.h"
 
 extern char **environ;
 
 enum { EXIT_OK = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
-enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT };
+enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT, CMD_POLICY };
 
 struct opts {
 	enum command cmd;
@@ -43,6 +44,7 @@ struct diag_state {
 static const char usage_text[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
     "  or:  envd [-q] import-pam-environment [FILE]\n"
+    "  or:  envd policy\n"
     "Show, explain and lint the environment that pam_envd gives a login of USER\n"
     "(default: the caller) from the environment.d directories.\n"
     "\n"
@@ -53,6 +55,9 @@ static const char usage_text[] =
     "  import-pam-environment  print FILE (default ~/.pam_environment) as an\n"
     "           environment.d file, with a comment on each line it cannot\n"
     "           translate exactly\n"
+    "  policy   print the default policy for user files, one line each, tab-\n"
+    "           separated: refuse PATTERN REASON, allow-back PATTERN REASON\n"
+    "           (built-in exceptions), value PATTERN REASON (refused values)\n"
     "\n"
     "Options:\n"
     "  -f, --format=FMT     show: env (NAME=VALUE), shell (export NAME='VALUE'),\n"
@@ -247,12 +252,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = CMD_FILES;
 	else if (strcmp(cmd, "import-pam-environment") == 0)
 		o->cmd = CMD_IMPORT; /* its operand is a FILE, kept in o->user */
+	else if (strcmp(cmd, "policy") == 0)
+		o->cmd = CMD_POLICY;
 	else
 		return usage_error("unknown command", cmd);
 	if (optind < argc)
 		o->user = argv[optind++];
 	if (optind < argc)
 		return usage_error("too many arguments", argv[optind]);
+	if (o->cmd == CMD_POLICY && o->user)
+		return usage_error("policy takes no operand", o->user);
 	if (o->explain && (o->format == FORMAT_SHELL || o->format == FORMAT_NUL))
 		return usage_error("--explain goes with --format=env or json", NULL);
 	if (o->reapply && (o->cmd != CMD_SHOW || o->explain))
@@ -383,6 +392,12 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.cmd == CMD_IMPORT)
 		return import_pam_environment(o.user, o.verbose < 0, stdout);
+	if (o.cmd == CMD_POLICY) {
+		if (policy_print(stdout) == 0)
+			return EXIT_OK;
+		fprintf(stderr, "envd: write error\n");
+		return EXIT_FAIL;
+	}
 	pw = find_user(o.user);
 	if (!pw) {
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");
