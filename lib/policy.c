@@ -235,10 +235,10 @@ static bool language_names_path(const char *v)
 }
 
 /* LANG and LC_*: no locale name has a '/'.  glibc before 2.20 loaded
- * locale files from "../" paths (CVE-2014-0475), gettext outside glibc
- * builds catalogue paths from these names, and current glibc looks up a
- * name that starts with '/' below its own locale directory: refusing the
- * '/' costs nothing and closes all of it. */
+ * locale files, which it trusts, from "../" paths (CVE-2014-0475); glibc
+ * 2.36 looks a name that starts with '/' up below its own locale directory
+ * and musl refuses a '/'.  Refusing it costs no user anything and does not
+ * depend on the libc. */
 static bool locale_names_path(const char *v)
 {
 	return strchr(v, '/') != NULL || has_dotdot(v, '\0');
