@@ -225,6 +225,9 @@ int envd_policy_only(struct envd_policy *p, const char *patterns);
  * also refuse some values of some names (TZ naming a file, LANGUAGE, LANG
  * and LC_* naming a path, a D-Bus address that runs a command). */
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value);
+/* When the verdict on name depends on its value (a default value rule
+ * applies and user_allow does not lift it): that rule's reason, else NULL. */
+const char *envd_policy_value_rule(const struct envd_policy *p, const char *name);
 
 /* The default policy's tables, for showing them: the names refused, the
  * names allowed back from those, and the names refused for some values

@@ -435,6 +435,15 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name, con
 	return reason;
 }
 
+const char *envd_policy_value_rule(const struct envd_policy *p, const char *name)
+{
+	const struct envd_policy_entry *e;
+
+	if (!p || !p->defaults || !(e = table_find(envd_value_rules, name)))
+		return NULL;
+	return any_match(&p->allow, name) ? NULL : e->reason;
+}
+
 bool envd_policy_default(enum envd_policy_table table, size_t i, const char **pattern,
                          const char **reason)
 {

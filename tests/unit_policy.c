@@ -595,6 +595,7 @@ static void test_value_rules(void **state)
 	struct envd_policy *p = policy(true, NULL, NULL);
 	struct envd_policy *lifted =
 	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS", NULL);
+	struct envd_policy *bare = policy(false, NULL, NULL);
 	size_t i;
 
 	(void)state;
@@ -609,6 +610,16 @@ static void test_value_rules(void **state)
 		/* user_allow lifts the value rules, like the other defaults */
 		assert_null(envd_policy_check(lifted, cases[i].name, cases[i].value));
 	}
+	/* which names carry a rule, for envd import-pam-environment */
+	assert_non_null(envd_policy_value_rule(p, "LANGUAGE"));
+	assert_non_null(envd_policy_value_rule(p, "LC_TIME"));
+	assert_non_null(strstr(envd_policy_value_rule(p, "TZ"), "time zone"));
+	assert_null(envd_policy_value_rule(p, "PATH"));
+	assert_null(envd_policy_value_rule(p, "LD_PRELOAD"));
+	assert_null(envd_policy_value_rule(lifted, "LANG"));
+	assert_null(envd_policy_value_rule(NULL, "LANG"));
+	assert_null(envd_policy_value_rule(bare, "LANG"));
+	envd_policy_free(bare);
 	envd_policy_free(p);
 	envd_policy_free(lifted);
 }
