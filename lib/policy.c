@@ -186,17 +186,16 @@ const struct envd_policy_entry envd_default_deny[] = {
 
 static const char interactive[] = "allowed back: git runs it only for a person at a terminal, as "
                                   "with EDITOR and PAGER";
+static const char prompt[] = "allowed back: read only by git's prompt script in an interactive "
+                             "shell, never by git";
 static const char author[] = "allowed back: an identity written into commits, never a command or "
                              "a path";
 
 /* Names allowed back from the refused ones.  Each must match an entry of
  * envd_default_deny (a unit test checks it); same order and scan. */
 const struct envd_policy_entry envd_default_exceptions[] = {
-    {"GIT_AUTHOR_*", author},
-    {"GIT_COMMITTER_*", author},
-    {"GIT_EDITOR", interactive},
-    {"GIT_PAGER", interactive},
-    {NULL, NULL},
+    {"GIT_AUTHOR_*", author},   {"GIT_COMMITTER_*", author}, {"GIT_EDITOR", interactive},
+    {"GIT_PAGER", interactive}, {"GIT_PS1_*", prompt},       {NULL, NULL},
 };
 
 /* The value rules.  Each says which values of a name it refuses. */
