@@ -439,7 +439,7 @@ static void test_root_tool_names(void **state)
 	    /* commands and files */
 	    {"RSYNC_RSH", "command"}, {"RSYNC_CONNECT_PROG", "command"}, {"CVS_RSH", "command"},
 	    {"CVS_SERVER", "command"}, {"SVN_SSH", "command"}, {"GIO_LAUNCH_DESKTOP", "command"},
-	    {"GST_DEBUG_FILE", "path"}, {"GST_REGISTRY", "path"}, {"GST_REGISTRY_1_0", "path"},
+	    {"GST_DEBUG_FILE", "path"}, {"TAPE", "path"}, {"TEXTDOMAINDIR", "path"}, {"GST_REGISTRY", "path"}, {"GST_REGISTRY_1_0", "path"},
 	    /* trust */
 	    {"CURL_CA_BUNDLE", "certificates"}, {"SSL_CERT_FILE", "certificates"},
 	    {"SSL_CERT_DIR", "certificates"}, {"REQUESTS_CA_BUNDLE", "certificates"},
