@@ -296,8 +296,11 @@ cycle() {
 		fail "cycle $n: common-session: pam_envd at '${line_ed:-none}', pam_systemd at '${line_sd:-none}'"
 		cat /etc/pam.d/common-session
 	fi
+	# the first session line after it (pam-auth-update writes a comment
+	# between the blocks)
+	line_first=$(awk -v p="${line_pr:-0}" 'NR > p && /^session[[:space:]]/ { print NR; exit }' /etc/pam.d/common-session)
 	if [ -n "$line_cl" ] && [ "$(echo "$line_cl" | wc -l)" = 1 ] && [ -n "$line_pr" ] &&
-		[ "$line_cl" = $((line_pr + 1)) ]; then
+		[ "$line_cl" = "$line_first" ]; then
 		pass "cycle $n: common-session has 'session optional pam_envd.so cleanup' first in the Additional block (line $line_cl)"
 	else
 		fail "cycle $n: common-session: cleanup at '${line_cl:-none}', primary block ends at '${line_pr:-none}'"
@@ -331,7 +334,7 @@ su: ok" ]; then
 		fail "cycle $n: pamtester session: $(cat "$TMP/pamtester.log") PKG_TEST '$(val "$TMP/pamtester.env" PKG_TEST 2>/dev/null)' PATH '$(val "$TMP/pamtester.env" PATH 2>/dev/null)'"
 	fi
 	if [ -s "$TMP/pamtester.close.env" ] && ! grep -qE '^(PKG_TEST|XDG_DATA_DIRS)=' "$TMP/pamtester.close.env" &&
-		! grep -q pam-envd-deb-test "$TMP/pamtester.close.env"; then
+		! grep -q /opt/pam-envd-deb-test "$TMP/pamtester.close.env"; then
 		pass "cycle $n: at close the helper after common-session sees none of the user's values"
 	else
 		fail "cycle $n: at close the helper saw: $(grep -E '^(PKG_TEST|XDG_DATA_DIRS|PATH)=' "$TMP/pamtester.close.env" 2>/dev/null | tr '\n' ' ')"
