@@ -1,0 +1,484 @@
+#!/bin/bash
+# tests/pkg/dm.sh DEBDIR - real display managers log in through the
+# installed Debian packages (issue 18).
+#
+# As root, with the .debs tests/pkg/deb.sh built in DEBDIR: apt-get install
+# of libpam-envd and envd (pam-auth-update puts the module in
+# /etc/pam.d/common-session); a real user with ~/.config/environment.d
+# files (plain variables, an expansion of what the display manager put in
+# the PAM environment, a PATH prefix, refused names) and a file in
+# /etc/environment.d; then each display manager logs that user in for real
+# and the session's command records the environment it was given:
+#
+# - LightDM: autologin into an X11 session on Xvfb through /etc/X11/Xsession
+#   (a private --config; a system D-Bus daemon when none runs; no logind);
+# - greetd: initial_session on a free virtual terminal, twice: with the
+#   package's /etc/profile.d snippet and with it moved away, because greetd
+#   sources /etc/profile, which sets PATH anew.
+#
+# The DM's PAM service gets pam_exec recorders where an admin's logout
+# script would be: the first session line of the service (it runs at open
+# before common-session, so it shows what the DM itself set) and the line
+# right after common-session.  At close_session they show what a logout
+# helper is given.  The display manager packages (lightdm, greetd, xvfb,
+# ...) are installed here when missing, as stage_musl installs musl-tools.
+# Everything changed is restored and everything started is stopped by its
+# process id, also on failure; the packages are purged at the end.
+#
+# Prints PASS:, FAIL: and SKIP: lines (counted by ./dev); exits 1 on any
+# failure, 77 when it cannot run at all (not root, no .debs).
+set -u
+export LC_ALL=C
+top=$(cd "$(dirname "$0")/../.." && pwd)
+debdir=${1:?usage: tests/pkg/dm.sh DEBDIR}
+debdir=$(cd "$debdir" 2>/dev/null && pwd) || debdir=$1
+fails=0
+pass() { echo "PASS: dm: $*"; }
+fail() {
+	fails=$((fails + 1))
+	echo "FAIL: dm: $*"
+}
+skip() { echo "SKIP: dm: $*"; }
+skip_all() {
+	skip "$*"
+	exit 77
+}
+finish() {
+	[ "$fails" = 0 ]
+	exit
+}
+t_start=$(date +%s)
+
+version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
+arch=$(dpkg --print-architecture 2>/dev/null)
+debs=("$debdir/libpam-envd_${version}_$arch.deb" "$debdir/envd_${version}_$arch.deb")
+
+[ "$(id -u)" = 0 ] || skip_all "display managers: needs root"
+for d in "${debs[@]}"; do
+	[ -f "$d" ] || skip_all "display managers: no $d (tests/pkg/deb.sh DEBDIR builds it)"
+done
+for c in apt-get dpkg flock useradd userdel su python3 timeout setpriv; do
+	command -v "$c" >/dev/null 2>&1 || skip_all "display managers: $c is not installed"
+done
+
+# the display managers and what they need, installed once (heavy: only
+# this test uses them, so they are not in ./dev's debian_pkgs)
+dm_pkgs=(lightdm greetd xvfb xauth dbus-daemon x11-common)
+missing=()
+for p in "${dm_pkgs[@]}"; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} != 0 ]; then
+	echo "dm: installing ${missing[*]}"
+	for i in 1 2 3 4 5 6; do
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			"${missing[@]}" >"/tmp/pam-envd-dm-apt.$$.log" 2>&1 && break
+		# the dpkg lock of another apt run: wait and retry
+		grep -q 'Could not get lock' "/tmp/pam-envd-dm-apt.$$.log" || break
+		sleep 20
+	done
+	tail -n 3 "/tmp/pam-envd-dm-apt.$$.log"
+	rm -f "/tmp/pam-envd-dm-apt.$$.log"
+fi
+
+lockdir=/run/lock
+[ -d "$lockdir" ] || lockdir=/tmp
+exec 9>"$lockdir/pam_envd-install-test.lock"
+flock -w 600 9 || skip_all "display managers: another run held the install lock for 600s"
+
+# refuse when any pam_envd is on the system: never clobber a real one
+for p in libpam-envd envd; do
+	if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -qv 'not-installed'; then
+		skip_all "display managers: package $p is installed or has configuration files; not touching it"
+	fi
+done
+for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh \
+	/usr/share/pam-configs/pam_envd /etc/pam_envd /lib/*/security/pam_envd.so \
+	/usr/lib/*/security/pam_envd.so /usr/lib/security/pam_envd.so; do
+	[ -e "$f" ] && skip_all "display managers: $f exists: pam_envd is installed on this system; not touching it"
+done
+
+TMP=$(mktemp -d /tmp/pam-envd-dm.XXXXXX)
+chmod 755 "$TMP"
+mkdir -p "$TMP/bin" "$TMP/out" "$TMP/backup" "$TMP/home"
+chmod 700 "$TMP/out" "$TMP/backup"
+USERS=()
+PIDS=()     # processes this test started, stopped by id
+RESTORE=()  # files changed: "PATH" restored from $TMP/backup
+REMOVE=()   # files and empty directories added
+installed=no
+vt_orig=
+# shellcheck disable=SC2317 # run from the trap
+cleanup() {
+	local p u i f
+	for p in "${PIDS[@]}"; do stop_pid "$p"; done
+	[ -z "$vt_orig" ] || vt_activate "$vt_orig"
+	for f in "${RESTORE[@]}"; do
+		[ -e "$TMP/backup/${f//\//%}" ] && cp -p "$TMP/backup/${f//\//%}" "$f"
+	done
+	if [ -e "$TMP/backup/profile.d-pam_envd.sh" ]; then
+		mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
+	fi
+	for ((i = ${#REMOVE[@]} - 1; i >= 0; i--)); do
+		f=${REMOVE[i]}
+		if [ -d "$f" ]; then rmdir "$f" 2>/dev/null; else rm -f "$f"; fi
+	done
+	if [ "$installed" = yes ]; then
+		dpkg --purge libpam-envd envd >/dev/null 2>&1
+	fi
+	for u in "${USERS[@]}"; do
+		rm -rf "/var/lib/lightdm-data/$u"
+		for i in $(seq 1 50); do
+			userdel -f "$u" >/dev/null 2>&1 && break
+			getent passwd "$u" >/dev/null || break
+			sleep 0.2
+		done
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL
+stop_pid() {
+	local i
+	kill -0 "$1" 2>/dev/null || return 0
+	kill "$1" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+}
+# wait_for FILE SECONDS [PID]: until FILE exists (non-empty); fails on
+# timeout or when PID died
+wait_for() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		[ -s "$1" ] && return 0
+		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+			sleep 0.5
+			[ -s "$1" ]
+			return
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+# backup FILE: keeps a copy, restored at exit
+backup() {
+	cp -p "$1" "$TMP/backup/${1//\//%}"
+	RESTORE+=("$1")
+}
+# val FILE NAME: the value of NAME in an env -0 record
+val() { tr '\0' '\n' <"$1" | sed -n "s/^$2=//p" | head -n 1; }
+has() { tr '\0' '\n' <"$1" | grep -q "^$2="; }
+
+# the active virtual terminal and VT_ACTIVATE, through /dev/tty0
+vt_query() { # active | free
+	python3 - "$1" <<'EOF' 2>/dev/null
+import fcntl, os, struct, sys
+fd = os.open("/dev/tty0", os.O_RDWR | os.O_NOCTTY)
+if sys.argv[1] == "active":
+    buf = bytearray(6)
+    fcntl.ioctl(fd, 0x5603, buf)  # VT_GETSTATE
+    print(struct.unpack("HHH", buf)[0])
+else:
+    buf = bytearray(4)
+    fcntl.ioctl(fd, 0x5600, buf)  # VT_OPENQRY
+    print(struct.unpack("i", buf)[0])
+EOF
+}
+vt_activate() {
+	python3 - "$1" <<'EOF' >/dev/null 2>&1
+import fcntl, os, sys
+fd = os.open("/dev/tty0", os.O_RDWR | os.O_NOCTTY)
+fcntl.ioctl(fd, 0x5606, int(sys.argv[1]))  # VT_ACTIVATE
+fcntl.ioctl(fd, 0x5607, int(sys.argv[1]))  # VT_WAITACTIVE
+EOF
+}
+
+# snapshot FILE: what the packages, pam-auth-update and this test may touch
+snapshot() {
+	{
+		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
+			/etc/environment.d /etc/lightdm /etc/greetd /usr/share/xsessions \
+			-printf '%p %y %m %u:%g\n' 2>/dev/null
+		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/environment.d \
+			/etc/lightdm /etc/greetd /usr/share/xsessions -type f -exec sha256sum {} + 2>/dev/null
+		getent passwd | cut -d: -f1
+	} | grep -v '/etc/pam.d/pam-envd-' | sort
+}
+snapshot >"$TMP/before"
+
+# ---- the packages ------------------------------------------------------------
+if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${debs[@]}" >"$TMP/install.log" 2>&1; then
+	installed=yes
+	pass "apt-get install ./libpam-envd_*.deb ./envd_*.deb"
+else
+	installed=yes
+	fail "apt-get install:"
+	tail -n 20 "$TMP/install.log"
+	finish
+fi
+if grep -qE '^session[[:space:]]+optional[[:space:]]+pam_envd\.so' /etc/pam.d/common-session; then
+	pass "pam-auth-update enabled the module in common-session"
+else
+	fail "no pam_envd line in common-session:"
+	cat /etc/pam.d/common-session
+fi
+
+# ---- the user, the files and the helpers ---------------------------------------
+mkuser() { # NAME
+	USERS+=("$1")
+	useradd -m -d "$TMP/home/$1" -s /bin/bash -K UMASK=022 "$1" >/dev/null 2>&1 ||
+		{ fail "useradd $1"; finish; }
+}
+u=pedm$$
+ctl=pedmc$$
+mkuser "$u"
+mkuser "$ctl"
+h=$TMP/home/$u
+su "$u" -s /bin/sh -c "mkdir -p '$h/.config/environment.d'"
+# DM_SEEN expands what the display manager put in the PAM environment
+# before the session opened; XDG_SESSION_TYPE, BASH_ENV and LD_PRELOAD are
+# refused names (identity, shell start-up, loader): the DM's own
+# XDG_SESSION_TYPE must stay, the others must not arrive
+cat >"$h/.config/environment.d/50-dm.conf" <<'EOF'
+DM_PLAIN=plain value from environment.d
+DM_SEEN=type=${XDG_SESSION_TYPE:-none} class=${XDG_SESSION_CLASS:-none} seat=${XDG_SEAT:-none} vt=${XDG_VTNR:-none}
+PATH=$HOME/dm-bin:$PATH
+XDG_SESSION_TYPE=wayland
+BASH_ENV=$HOME/bash_env
+LD_PRELOAD=/nonexistent/pam-envd-dm-test.so
+EOF
+printf 'touch "$HOME/bash_env.ran"\n' >"$h/bash_env"
+chown "$u:" "$h/.config/environment.d/50-dm.conf" "$h/bash_env"
+if [ ! -d /etc/environment.d ]; then
+	mkdir /etc/environment.d
+	REMOVE+=(/etc/environment.d)
+fi
+sysfile=/etc/environment.d/60-pam-envd-dm-test.conf
+echo 'DM_SYSTEM=from /etc/environment.d' >"$sysfile"
+REMOVE+=("$sysfile")
+
+# the session command: records its environment, then waits for the logout
+cat >"$TMP/bin/session" <<'EOF'
+#!/bin/sh
+/usr/bin/env -0 >"$HOME/$1.env.tmp" && mv "$HOME/$1.env.tmp" "$HOME/$1.env"
+i=0
+while [ ! -e "$HOME/$1.logout" ] && [ "$i" -lt 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+EOF
+# the pam_exec recorder, as root: the PAM environment at open and close
+cat >"$TMP/bin/record" <<'EOF'
+#!/bin/sh
+/usr/bin/env -0 >"$1.$PAM_TYPE"
+EOF
+chmod 755 "$TMP/bin/session" "$TMP/bin/record"
+
+# add_recorders SERVICE NAME INCLUDE: a pam_exec recorder as the first
+# session line of SERVICE (OUT/NAME.top) and one right after the line
+# INCLUDE (OUT/NAME.after)
+add_recorders() {
+	local f=/etc/pam.d/$1
+	backup "$f"
+	awk -v top="session optional pam_exec.so $TMP/bin/record $TMP/out/$2.top" \
+		-v after="session optional pam_exec.so $TMP/bin/record $TMP/out/$2.after" \
+		-v inc="$3" '
+		!t && /^[-]?session[[:space:]]/ { print top; t = 1 }
+		{ print }
+		$0 == inc { print after; a = 1 }
+		END { if (!a) exit 1 }' "$TMP/backup/${f//\//%}" >"$f" ||
+		{ fail "$1: no line '$3' to stack the recorder after"; return 1; }
+}
+
+# the PATH /etc/profile gives a user without files (the control user)
+# shellcheck disable=SC2016 # the login shell expands it
+path_profile=$(timeout 60 su -l "$ctl" -c 'echo "$PATH"' 2>/dev/null </dev/null)
+
+# check_login NAME RECORD PATH_WANT SEEN_WANT: the session's environment
+check_login() {
+	local n=$1 f=$2 pw=$3 sw=$4 v
+	if [ ! -s "$f" ]; then
+		fail "$n: the session recorded no environment"
+		return 1
+	fi
+	echo "dm: $n: the session saw:"
+	tr '\0' '\n' <"$f" | grep -E '^(DM_[A-Z]*|PATH|XDG_SESSION_TYPE|XDG_SESSION_CLASS|XDG_SEAT|XDG_VTNR|DISPLAY|BASH_ENV|LD_PRELOAD)=' |
+		sort | sed 's/^/    /'
+	v=$(val "$f" DM_PLAIN)
+	if [ "$v" = "plain value from environment.d" ]; then
+		pass "$n: a plain variable of ~/.config/environment.d arrived"
+	else
+		fail "$n: DM_PLAIN '$v'"
+	fi
+	v=$(val "$f" DM_SEEN)
+	if [ "$v" = "$sw" ]; then
+		pass "$n: the expansion against what the display manager set: DM_SEEN='$v'"
+	else
+		fail "$n: DM_SEEN '$v', expected '$sw'"
+	fi
+	v=$(val "$f" DM_SYSTEM)
+	if [ "$v" = "from /etc/environment.d" ]; then
+		pass "$n: the variable of /etc/environment.d arrived"
+	else
+		fail "$n: DM_SYSTEM '$v'"
+	fi
+	v=$(val "$f" PATH)
+	if [ "$v" = "$pw" ]; then
+		pass "$n: PATH='$v'"
+	else
+		fail "$n: PATH '$v', expected '$pw'"
+	fi
+	if has "$f" BASH_ENV || has "$f" LD_PRELOAD || [ -e "$h/bash_env.ran" ]; then
+		fail "$n: a refused name arrived: BASH_ENV '$(val "$f" BASH_ENV)' LD_PRELOAD '$(val "$f" LD_PRELOAD)'"
+	else
+		pass "$n: the refused BASH_ENV and LD_PRELOAD did not arrive"
+	fi
+}
+
+# check_close NAME RECORD WHERE: a close_session recorder saw none of the
+# user's values
+check_close() {
+	local n=$1 f=$2 where=$3 got=
+	if [ ! -f "$f" ]; then
+		fail "$n: the recorder $where did not run at close_session"
+		return
+	fi
+	has "$f" DM_PLAIN && got="$got DM_PLAIN"
+	has "$f" DM_SEEN && got="$got DM_SEEN"
+	has "$f" DM_SYSTEM && got="$got DM_SYSTEM"
+	case ":$(val "$f" PATH):" in *":$h/dm-bin:"*) got="$got PATH($(val "$f" PATH))" ;; esac
+	if [ -z "$got" ]; then
+		pass "$n: at close_session the pam_exec recorder $where saw none of the user's values"
+	else
+		fail "$n: at close_session the pam_exec recorder $where saw the user's$got"
+	fi
+}
+
+# the DM's own variables at open, before common-session (the top recorder)
+show_dm_env() {
+	echo "dm: $1: the PAM environment the display manager gave (at open, before common-session):"
+	tr '\0' '\n' <"$2" | grep -vE '^PAM_' | sort | sed 's/^/    /'
+}
+
+# start_bus: a system D-Bus daemon when none runs (LightDM needs one)
+start_bus() {
+	[ -S /run/dbus/system_bus_socket ] && return 0
+	local p
+	if [ ! -d /run/dbus ]; then
+		mkdir -p /run/dbus
+		REMOVE+=(/run/dbus)
+	fi
+	[ -e /run/dbus/pid ] || REMOVE+=(/run/dbus/pid)
+	REMOVE+=(/run/dbus/system_bus_socket)
+	p=$(timeout 30 dbus-daemon --system --fork --print-pid 2>"$TMP/dbus.err") || true
+	case $p in
+	'' | *[!0-9]*)
+		echo "dm: dbus-daemon --system: $(cat "$TMP/dbus.err")"
+		return 1
+		;;
+	esac
+	PIDS+=("$p")
+	echo "dm: started a system D-Bus daemon (pid $p)"
+}
+
+# ---- LightDM -------------------------------------------------------------------
+# autologin into an X11 session on Xvfb; the session goes through Debian's
+# session-wrapper, /etc/X11/Xsession, which sources no profile: the PATH is
+# the module's composition over the one LightDM put in the PAM environment
+lightdm_login() {
+	local n=lightdm d=$TMP/lightdm c pid p top want seen
+	for c in lightdm Xvfb xauth dbus-daemon; do
+		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
+	done
+	[ -x /etc/X11/Xsession ] || { skip "$n: no /etc/X11/Xsession"; return; }
+	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
+	add_recorders lightdm-autologin "$n" "@include common-session" || return
+	mkdir -p "$d/xsessions" "$d/log" "$d/run" "$d/cache"
+	cat >"$d/xsessions/pam-envd-dm.desktop" <<EOF
+[Desktop Entry]
+Name=pam_envd test session
+Exec=$TMP/bin/session $n
+Type=Application
+EOF
+	# LightDM runs "xserver-command :N -seat seat0 -auth FILE -nolisten
+	# tcp vtN -novtswitch"; Xvfb takes the display and the authority file.
+	# Exec keeps the pid and the ignored SIGUSR1 (Xvfb signals readiness
+	# to LightDM with it).
+	cat >"$TMP/bin/xserver" <<EOF
+#!/bin/sh
+echo \$\$ >>"$d/xserver.pids"
+display= auth=
+while [ \$# -gt 0 ]; do
+	case \$1 in
+	:*) display=\$1 ;;
+	-auth) auth=\$2; shift ;;
+	esac
+	shift
+done
+exec Xvfb "\$display" -auth "\$auth" -nolisten tcp -screen 0 640x480x24
+EOF
+	chmod 755 "$TMP/bin/xserver"
+	# --config replaces /etc/lightdm/lightdm.conf; Debian's
+	# /usr/share/lightdm/lightdm.conf.d (session-wrapper=/etc/X11/Xsession)
+	# is still read
+	cat >"$d/lightdm.conf" <<EOF
+[LightDM]
+sessions-directory=$d/xsessions
+[Seat:*]
+xserver-command=$TMP/bin/xserver
+autologin-user=$u
+autologin-user-timeout=0
+autologin-session=pam-envd-dm
+user-session=pam-envd-dm
+EOF
+	timeout 300 lightdm --config "$d/lightdm.conf" --debug --log-dir "$d/log" \
+		--run-dir "$d/run" --cache-dir "$d/cache" >"$d/lightdm.out" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_for "$h/$n.env" 60 "$pid"; then
+		fail "$n: no session within 60 s; end of the LightDM log:"
+		tail -n 30 "$d/log/lightdm.log" "$d/lightdm.out" 2>/dev/null
+		stop_pid "$pid"
+		return
+	fi
+	pass "$n: autologin of $u into an X11 session on Xvfb through /etc/X11/Xsession"
+	top=$TMP/out/$n.top.open_session
+	[ -s "$top" ] && show_dm_env "$n" "$top"
+	if [ "$(val "$top" XDG_SESSION_TYPE)" = x11 ]; then
+		pass "$n: LightDM put XDG_SESSION_TYPE=x11 in the PAM environment before the session opened"
+	else
+		fail "$n: XDG_SESSION_TYPE at open '$(val "$top" XDG_SESSION_TYPE)'"
+	fi
+	seen="type=$(val "$top" XDG_SESSION_TYPE) class=$(val "$top" XDG_SESSION_CLASS)"
+	seen="$seen seat=$(val "$top" XDG_SEAT) vt=$(val "$top" XDG_VTNR)"
+	seen=$(echo "$seen" | sed 's/=\( \|$\)/=none\1/g')
+	p=$(val "$top" PATH)
+	want="$h/dm-bin:${p:-/usr/local/bin:/usr/bin:/bin}"
+	check_login "$n" "$h/$n.env" "$want" "$seen"
+	if [ "$(val "$h/$n.env" XDG_SESSION_TYPE)" = x11 ]; then
+		pass "$n: the refused XDG_SESSION_TYPE=wayland did not replace LightDM's x11"
+	else
+		fail "$n: XDG_SESSION_TYPE '$(val "$h/$n.env" XDG_SESSION_TYPE)' in the session"
+	fi
+	# log out: the session command exits, LightDM closes the PAM session
+	touch "$h/$n.logout"
+	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
+		pass "$n: the session command exited and LightDM closed the PAM session"
+	else
+		fail "$n: no close_session within 30 s of the logout; end of the LightDM log:"
+		tail -n 30 "$d/log/lightdm.log"
+	fi
+	stop_pid "$pid"
+	while read -r p; do stop_pid "$p"; done <"$d/xserver.pids"
+	check_close "$n" "$TMP/out/$n.after.close_session" "after @include common-session"
+	check_close "$n" "$TMP/out/$n.top.close_session" "on the first session line"
+}
+
+lightdm_login
+finish
