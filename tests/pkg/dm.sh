@@ -108,8 +108,9 @@ RESTORE=()  # files changed: "PATH" restored from $TMP/backup
 REMOVE=()   # files and empty directories added
 installed=no
 vt_orig=
-# shellcheck disable=SC2317 # run from the trap
-cleanup() {
+# teardown: stops what was started, restores what was changed, purges the
+# packages, removes the users (once; again from the trap is a no-op)
+teardown() {
 	local p u i f
 	for p in "${PIDS[@]}"; do stop_pid "$p"; done
 	[ -z "$vt_orig" ] || vt_activate "$vt_orig"
@@ -123,8 +124,8 @@ cleanup() {
 		f=${REMOVE[i]}
 		if [ -d "$f" ]; then rmdir "$f" 2>/dev/null; else rm -f "$f"; fi
 	done
-	if [ "$installed" = yes ]; then
-		dpkg --purge libpam-envd envd >/dev/null 2>&1
+	if [ "$installed" = yes ] && ! dpkg --purge libpam-envd envd >"$TMP/purge.log" 2>&1; then
+		fail "dpkg --purge libpam-envd envd: $(tail -n 5 "$TMP/purge.log")"
 	fi
 	for u in "${USERS[@]}"; do
 		rm -rf "/var/lib/lightdm-data/$u"
@@ -134,6 +135,11 @@ cleanup() {
 			sleep 0.2
 		done
 	done
+	PIDS=() RESTORE=() REMOVE=() USERS=() vt_orig= installed=no
+}
+# shellcheck disable=SC2317 # run from the trap
+cleanup() {
+	teardown
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -280,20 +286,21 @@ cat >"$TMP/bin/record" <<'EOF'
 EOF
 chmod 755 "$TMP/bin/session" "$TMP/bin/record"
 
-# add_recorders SERVICE NAME INCLUDE: a pam_exec recorder as the first
-# session line of SERVICE (OUT/NAME.top) and one right after the line
+# add_recorders SERVICE NAME FIRST INCLUDE: pam_exec recorders in SERVICE,
+# one before the first line matching the regular expression FIRST (the
+# first of its session stack: OUT/NAME.top) and one right after the line
 # INCLUDE (OUT/NAME.after)
 add_recorders() {
 	local f=/etc/pam.d/$1
 	backup "$f"
 	awk -v top="session optional pam_exec.so $TMP/bin/record $TMP/out/$2.top" \
 		-v after="session optional pam_exec.so $TMP/bin/record $TMP/out/$2.after" \
-		-v inc="$3" '
-		!t && /^[-]?session[[:space:]]/ { print top; t = 1 }
+		-v first="$3" -v inc="$4" '
+		!t && $0 ~ first { print top; t = 1 }
 		{ print }
 		$0 == inc { print after; a = 1 }
-		END { if (!a) exit 1 }' "$TMP/backup/${f//\//%}" >"$f" ||
-		{ fail "$1: no line '$3' to stack the recorder after"; return 1; }
+		END { if (!a || !t) exit 1 }' "$TMP/backup/${f//\//%}" >"$f" ||
+		{ fail "$1: no line '$3' or '$4' to stack the recorders at"; return 1; }
 }
 
 # the PATH /etc/profile gives a user without files (the control user)
@@ -398,7 +405,7 @@ lightdm_login() {
 	done
 	[ -x /etc/X11/Xsession ] || { skip "$n: no /etc/X11/Xsession"; return; }
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
-	add_recorders lightdm-autologin "$n" "@include common-session" || return
+	add_recorders lightdm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
 	mkdir -p "$d/xsessions" "$d/log" "$d/run" "$d/cache"
 	cat >"$d/xsessions/pam-envd-dm.desktop" <<EOF
 [Desktop Entry]
@@ -480,5 +487,113 @@ EOF
 	check_close "$n" "$TMP/out/$n.top.close_session" "on the first session line"
 }
 
+# ---- greetd --------------------------------------------------------------------
+# initial_session (autologin) on a free virtual terminal.  greetd runs the
+# command as "/bin/sh -c '[ -f /etc/profile ] && . /etc/profile; [ -f
+# $HOME/.profile ] && . $HOME/.profile; exec CMD'" (source_profile, true by
+# default), and Debian's /etc/profile sets PATH anew: the module's PATH
+# reaches the session only through the package's /etc/profile.d/pam_envd.sh,
+# which composes the user's PATH over the profile's again.  PROFILE=without
+# runs with that snippet moved away to show it.
+greetd_login() {
+	local profile=$1 n=greetd d=$TMP/greetd vt pid p top want seen
+	[ "$profile" = with ] || n=greetd-without-snippet
+	command -v greetd >/dev/null 2>&1 || { skip "$n: greetd is not installed"; return; }
+	getent passwd _greetd >/dev/null || { skip "$n: no _greetd user (greetd's package makes it)"; return; }
+	if [ -z "$vt_orig" ]; then
+		vt_orig=$(vt_query active)
+		case $vt_orig in
+		'' | *[!0-9]*)
+			vt_orig=
+			skip "$n: no virtual terminals here (/dev/tty0 cannot be opened or answers no VT_GETSTATE)"
+			return
+			;;
+		esac
+	fi
+	vt=$(vt_query free)
+	case $vt in
+	'' | *[!0-9]* | -1) skip "$n: no free virtual terminal (VT_OPENQRY: '$vt')"; return ;;
+	esac
+	[ -c "/dev/tty$vt" ] || { skip "$n: /dev/tty$vt (the free VT) is not a character device here"; return; }
+	mkdir -p "$d"
+	if [ "$profile" = with ]; then
+		add_recorders greetd "$n" '^@include login$' "@include login" || return
+	else
+		mv /etc/profile.d/pam_envd.sh "$TMP/backup/profile.d-pam_envd.sh"
+	fi
+	cat >"$d/$n.toml" <<EOF
+[terminal]
+vt = $vt
+
+[general]
+runfile = "$d/$n.run"
+source_profile = true
+
+[default_session]
+command = "sleep 60"
+user = "_greetd"
+
+[initial_session]
+command = "$TMP/bin/session $n"
+user = "$u"
+EOF
+	rm -f "$TMP"/out/greetd.*
+	timeout 300 greetd --config "$d/$n.toml" >"$d/$n.log" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_for "$h/$n.env" 30 "$pid"; then
+		fail "$n: no session within 30 s on VT $vt; greetd said:"
+		tail -n 20 "$d/$n.log"
+		stop_pid "$pid"
+		[ "$profile" = with ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
+		return
+	fi
+	pass "$n: initial_session of $u on VT $vt (/dev/tty$vt)"
+	top=$TMP/out/greetd.top.open_session
+	[ "$profile" != with ] || show_dm_env "$n" "$top"
+	echo "dm: $n: PATH in the PAM environment after the module: $(val "$TMP/out/greetd.after.open_session" PATH)"
+	seen="type=$(val "$top" XDG_SESSION_TYPE) class=$(val "$top" XDG_SESSION_CLASS)"
+	seen="$seen seat=$(val "$top" XDG_SEAT) vt=$(val "$top" XDG_VTNR)"
+	seen=$(echo "$seen" | sed 's/=\( \|$\)/=none\1/g')
+	if [ "$profile" = with ]; then
+		if [ "$(val "$top" XDG_VTNR)" = "$vt" ]; then
+			pass "$n: greetd put XDG_VTNR=$vt in the PAM environment before the session opened"
+		else
+			fail "$n: XDG_VTNR at open '$(val "$top" XDG_VTNR)', expected $vt"
+		fi
+		want="$h/dm-bin:$path_profile"
+	else
+		# the module alone: /etc/profile's PATH replaced the user's
+		seen=$SEEN_GREETD
+		want=$path_profile
+	fi
+	SEEN_GREETD=$seen
+	check_login "$n" "$h/$n.env" "$want" "$seen"
+	touch "$h/$n.logout"
+	if wait_for "$TMP/out/greetd.after.close_session" 30 "$pid"; then
+		pass "$n: the session command exited and greetd closed the PAM session"
+	else
+		fail "$n: no close_session within 30 s of the logout; greetd said:"
+		tail -n 20 "$d/$n.log"
+	fi
+	stop_pid "$pid"
+	[ "$profile" = with ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
+	vt_activate "$vt_orig"
+	check_close "$n" "$TMP/out/greetd.after.close_session" "after @include login"
+	check_close "$n" "$TMP/out/greetd.top.close_session" "before @include login"
+}
+
 lightdm_login
+greetd_login with
+greetd_login without
+
+teardown
+snapshot >"$TMP/after"
+if diff -u "$TMP/before" "$TMP/after" >"$TMP/diff"; then
+	pass "after dpkg --purge: /etc/pam.d, /etc/profile.d, /etc/environment.d, the DMs' configuration, the profiles and the users as before"
+else
+	fail "differences from before (- before, + now):"
+	grep '^[-+][^-+]' "$TMP/diff" | head -n 40
+fi
+echo "dm: $(($(date +%s) - t_start)) s"
 finish
