@@ -16,6 +16,7 @@
  * keeps the arguments alive for the duration of the call. */
 struct pe_options {
 	bool debug;
+	bool cleanup;         /* the cleanup instance: takes back at close */
 	bool nouser;          /* system files only */
 	bool user_side_off;   /* a bad user_dir/user_allow/user_deny: fail closed */
 	unsigned flags;       /* ENVD_NO_OVERWRITE, ENVD_NO_EXPAND */
@@ -31,6 +32,8 @@ struct pe_options {
  * Returns PAM_SUCCESS or PAM_BUF_ERR. */
 int pe_options_parse(pam_handle_t *pamh, int argc, const char **argv, struct pe_options *opt);
 void pe_options_free(struct pe_options *opt);
+/* Whether argv names the cleanup instance, without parsing the rest. */
+bool pe_options_cleanup(int argc, const char **argv);
 
 #define PE_SAVED_GROUPS        64 /* supplementary groups of root remembered for checks */
 #define PE_WINDOW_WAIT_SECONDS 10 /* longest wait for another thread's window */

@@ -35,6 +35,12 @@ static int set_debug(pam_handle_t *pamh, struct pe_options *opt, const char *arg
 	return PAM_SUCCESS;
 }
 
+static int set_cleanup(pam_handle_t *pamh, struct pe_options *opt, const char *arg, const char *v)
+{
+	opt->cleanup = true;
+	return PAM_SUCCESS;
+}
+
 static int set_nouser(pam_handle_t *pamh, struct pe_options *opt, const char *arg, const char *v)
 {
 	opt->nouser = true;
@@ -192,6 +198,7 @@ struct option_row {
 
 static const struct option_row options[] = {
     ROW("debug", set_debug),
+    ROW("cleanup", set_cleanup),
     ROW("nouser", set_nouser),
     ROW("nooverwrite", set_nooverwrite),
     ROW("noexpand", set_noexpand),
@@ -246,6 +253,14 @@ int pe_options_parse(pam_handle_t *pamh, int argc, const char **argv, struct pe_
 			return rc;
 	}
 	return PAM_SUCCESS;
+}
+
+bool pe_options_cleanup(int argc, const char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (argv[i] != NULL && strcmp(argv[i], "cleanup") == 0)
+			return true;
+	return false;
 }
 
 void pe_options_free(struct pe_options *opt)

@@ -7,12 +7,23 @@
  * assign with pam_putenv(), at most once per PAM handle.  The threat model
  * and the privilege window are in privilege.c.
  *
+ * The PAM environment is not the user's session alone: Linux-PAM runs the
+ * close_session hooks top to bottom on the same environment, so every
+ * module stacked before this one (a pam_exec logout helper, run as root)
+ * would see the user's values at close.  A second instance with the
+ * option "cleanup", stacked first, therefore does nothing at open and, at
+ * close, takes back every variable the applying instance set, before any
+ * later hook runs: it plays back the record the applying instance keeps
+ * with the handle (pam_set_data).
+ *
  * Return values: PAM_SUCCESS whatever the files hold (skipped files and
  * assignments are logged).  Errors only for internal failures: out of
  * memory, a PAM call failing, no PAM_USER, privileges that cannot be
  * restored: PAM_SESSION_ERR from open_session, PAM_CRED_ERR from setcred.
- * authenticate returns PAM_IGNORE, close_session PAM_SUCCESS, acct_mgmt and
- * chauthtok PAM_SERVICE_ERR (like pam_env, the module has no business there).
+ * close_session returns PAM_SUCCESS, or PAM_SESSION_ERR from a cleanup
+ * instance that could not take a variable back.  authenticate returns
+ * PAM_IGNORE, acct_mgmt and chauthtok PAM_SERVICE_ERR (like pam_env, the
+ * module has no business there).
  */
 #include "config.h"
 
@@ -27,17 +38,58 @@
 
 #include "module.h"
 
-/* pam_set_data key: the files were applied to this handle. */
+/* pam_set_data key: the files were applied to this handle.  Its data is
+ * the record of what the applying instance changed. */
 #define PE_APPLIED_KEY "pam_envd:applied"
+
+/* How to take back each variable written, in the order written: "NAME=old"
+ * where the PAM environment had a value before, "NAME" (unset) where it
+ * had none.  One allocation, sized for the whole result up front. */
+struct pe_undo {
+	size_t n, cap;
+	char *entry[];
+};
+
+static void free_secret(char *s)
+{
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+static void undo_free(pam_handle_t *pamh, void *data, int error_status)
+{
+	struct pe_undo *undo = data;
+
+	while (undo->n > 0)
+		free_secret(undo->entry[--undo->n]);
+	free(undo);
+}
+
+/* What puts name (NUL-terminated, name_len bytes) back as it is now. */
+static char *undo_entry(pam_handle_t *pamh, const char *name, size_t name_len)
+{
+	const char *old = pam_getenv(pamh, name);
+	size_t old_len = old != NULL ? strlen(old) : 0;
+	char *e = malloc(name_len + (old != NULL ? 1 + old_len : 0) + 1);
+
+	if (e == NULL)
+		return NULL;
+	memcpy(e, name, name_len);
+	if (old == NULL) {
+		e[name_len] = '\0';
+	} else {
+		e[name_len] = '=';
+		memcpy(e + name_len + 1, old, old_len + 1);
+	}
+	return e;
+}
 
 static void free_env(char **env)
 {
 	if (env == NULL)
 		return;
-	for (char **p = env; *p != NULL; p++) {
-		explicit_bzero(*p, strlen(*p)); /* the PAM environment may hold secrets */
-		free(*p);
-	}
+	for (char **p = env; *p != NULL; p++)
+		free_secret(*p); /* the PAM environment may hold secrets */
 	free(env);
 }
 
@@ -48,12 +100,14 @@ static bool already_applied(pam_handle_t *pamh)
 	return pam_get_data(pamh, PE_APPLIED_KEY, &marker) == PAM_SUCCESS && marker != NULL;
 }
 
-/* Writes one variable, whole or not at all.  Returns PAM_SUCCESS, PAM_IGNORE
- * for a variable that must not be written, or the pam_putenv error. */
-static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struct envd_var *v)
+/* Writes one variable, whole or not at all, and records in undo how to
+ * take it back.  Returns PAM_SUCCESS, PAM_IGNORE for a variable that must
+ * not be written, PAM_BUF_ERR, or the pam_putenv error. */
+static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struct envd_var *v,
+                   struct pe_undo *undo)
 {
 	size_t name_len = v->name_len;
-	char small[1024], *entry;
+	char small[1024], *entry, *back;
 	int rc;
 
 	/* The engine promises all of this; a root process does not take
@@ -73,6 +127,13 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 	            : malloc(name_len + 1 + v->value_len + 1);
 	if (entry == NULL)
 		return PAM_BUF_ERR;
+	/* never a value the cleanup instance could not take back */
+	back = undo->n < undo->cap ? undo_entry(pamh, v->name, name_len) : NULL;
+	if (back == NULL) {
+		if (entry != small)
+			free(entry);
+		return PAM_BUF_ERR;
+	}
 	memcpy(entry, v->name, name_len);
 	entry[name_len] = '=';
 	memcpy(entry + name_len + 1, v->value, v->value_len);
@@ -81,6 +142,10 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 	explicit_bzero(entry, name_len + 1 + v->value_len);
 	if (entry != small)
 		free(entry);
+	if (rc == PAM_SUCCESS)
+		undo->entry[undo->n++] = back;
+	else
+		free_secret(back);
 	return rc;
 }
 
@@ -88,10 +153,16 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt,
                         const struct envd_result *res, size_t max_bytes)
 {
 	size_t n = envd_result_count(res), written = 0, bytes = 0;
+	struct pe_undo *undo = calloc(1, sizeof(*undo) + n * sizeof(undo->entry[0]));
 
-	/* Marked before the first write: if a write fails half-way, a second
-	 * call must not prepend PATH again. */
-	if (pam_set_data(pamh, PE_APPLIED_KEY, (void *)PE_APPLIED_KEY, NULL) != PAM_SUCCESS) {
+	if (undo == NULL)
+		return PAM_BUF_ERR;
+	undo->cap = n;
+	/* Kept before the first write: if a write fails half-way, a second
+	 * call must not prepend PATH again, and what was written is taken
+	 * back at close all the same. */
+	if (pam_set_data(pamh, PE_APPLIED_KEY, undo, undo_free) != PAM_SUCCESS) {
+		undo_free(pamh, undo, 0);
 		pam_syslog(pamh, LOG_ERR, "pam_set_data failed; nothing applied");
 		return PAM_SYSTEM_ERR;
 	}
@@ -109,7 +180,7 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt,
 			           max_bytes, n - i);
 			break;
 		}
-		rc = put_var(pamh, opt, v);
+		rc = put_var(pamh, opt, v, undo);
 
 		if (rc == PAM_IGNORE)
 			continue;
@@ -163,7 +234,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	int rc, r;
 
 	rc = pe_options_parse(pamh, argc, argv, &opt);
-	if (rc != PAM_SUCCESS)
+	if (rc != PAM_SUCCESS || opt.cleanup) /* the cleanup instance works at close */
 		goto out;
 	if (already_applied(pamh)) {
 		if (opt.debug)
@@ -256,9 +327,61 @@ int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	return apply(pamh, argc, argv, PAM_CRED_ERR);
 }
 
+/* The cleanup instance: takes back, newest first, every variable the
+ * applying instance wrote to this handle, and empties the record, so that a
+ * second call, or a call without an applying instance, does nothing.  A
+ * value that cannot be put back is unset. */
+static int take_back(pam_handle_t *pamh, bool debug)
+{
+	const void *data = NULL;
+	struct pe_undo *undo;
+	size_t n, lost = 0;
+
+	if (pam_get_data(pamh, PE_APPLIED_KEY, &data) != PAM_SUCCESS || data == NULL) {
+		if (debug)
+			pam_syslog(pamh, LOG_DEBUG, "cleanup: nothing was applied to this handle");
+		return PAM_SUCCESS;
+	}
+	undo = (struct pe_undo *)data; /* the record is ours: pam_set_data above */
+	n = undo->n;
+	while (undo->n > 0) {
+		char *e = undo->entry[--undo->n], *eq = strchr(e, '=');
+		size_t len = strlen(e);
+		int rc = pam_putenv(pamh, e);
+
+		if (rc != PAM_SUCCESS && eq != NULL) {
+			*eq = '\0';
+			rc = pam_putenv(pamh, e);
+		}
+		/* unsetting a name that is not set any more */
+		if (rc != PAM_SUCCESS && (rc != PAM_BAD_ITEM || pam_getenv(pamh, e) != NULL))
+			lost++;
+		explicit_bzero(e, len);
+		free(e);
+	}
+	if (lost > 0) {
+		pam_syslog(pamh, LOG_CRIT, "cleanup: %zu of %zu variables could not be taken back",
+		           lost, n);
+		return PAM_SESSION_ERR;
+	}
+	if (debug)
+		pam_syslog(pamh, LOG_DEBUG, "cleanup: %zu variables taken back", n);
+	return PAM_SUCCESS;
+}
+
 int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-	return PAM_SUCCESS;
+	struct pe_options opt;
+	int rc;
+
+	/* the applying instance, last in the stack, has nothing to do */
+	if (!pe_options_cleanup(argc, argv))
+		return PAM_SUCCESS;
+	rc = pe_options_parse(pamh, argc, argv, &opt);
+	if (rc == PAM_SUCCESS)
+		rc = take_back(pamh, opt.debug);
+	pe_options_free(&opt);
+	return rc == PAM_SUCCESS ? PAM_SUCCESS : PAM_SESSION_ERR;
 }
 
 int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)

@@ -5,16 +5,48 @@
  * Each entry point loads the module, calls the same entry point from inside
  * the stack (so pam_set_data and friends behave as in production), records
  * the return code in the PAM environment as PROBE_RC_<function>=<code>, and
- * returns it.  The tests drop PROBE_* when they compare environments. */
+ * returns it.  The tests drop PROBE_* when they compare environments.
+ *
+ *   TYPE CONTROL /path/pam_probe.so record FILE
+ *
+ * records instead what a module stacked there sees: each call appends
+ * "== <function>" and the PAM environment, one entry a line, to FILE, and
+ * returns PAM_SUCCESS (a stand-in for a pam_exec helper that works in every
+ * cell of the Linux-PAM matrix). */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
+
+static int record_env(pam_handle_t *pamh, const char *fn, const char *path)
+{
+	char **env = pam_getenvlist(pamh);
+	FILE *f;
+	int rc = PAM_SUCCESS;
+
+	if (env == NULL)
+		return PAM_BUF_ERR;
+	f = fopen(path, "a");
+	if (f == NULL)
+		rc = PAM_SYSTEM_ERR;
+	else {
+		fprintf(f, "== %s\n", fn + strlen("pam_sm_"));
+		for (char **p = env; *p != NULL; p++)
+			fprintf(f, "%s\n", *p);
+		if (fclose(f) != 0)
+			rc = PAM_SYSTEM_ERR;
+	}
+	for (char **p = env; *p != NULL; p++)
+		free(*p);
+	free(env);
+	return rc;
+}
 
 typedef int (*sm_fn)(pam_handle_t *, int, int, const char **);
 
@@ -27,6 +59,8 @@ static int probe(pam_handle_t *pamh, const char *fn, int flags, int argc, const 
 
 	if (argc < 1)
 		return PAM_SERVICE_ERR;
+	if (strcmp(argv[0], "record") == 0)
+		return argc == 2 ? record_env(pamh, fn, argv[1]) : PAM_SERVICE_ERR;
 	/* Kept open on purpose: the module may have left pam_set_data entries
 	 * behind that libpam cleans up at pam_end. */
 	dl = dlopen(argv[0], RTLD_NOW | RTLD_LOCAL);

@@ -908,6 +908,156 @@ static void t_log_cap(void **state)
 	env_free(env);
 }
 
+/* ---- the cleanup instance ---- */
+
+/* The section of a probe record file that follows "== fn" (the first such
+ * section), one entry a line; "" when the file has none. */
+static char *record_section(const char *file, const char *fn)
+{
+	static char buf[65536];
+	char head[64], line[4096];
+	size_t o = 0;
+	bool in = false;
+	FILE *f = fopen(at(file), "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return buf;
+	FMT(head, sizeof(head), "== %s\n", fn);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "== ", 3) == 0) {
+			if (in)
+				break;
+			in = strcmp(line, head) == 0;
+			continue;
+		}
+		if (in && o + strlen(line) < sizeof(buf)) {
+			memcpy(buf + o, line, strlen(line) + 1);
+			o += strlen(line);
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static bool record_has(const char *file, const char *fn, const char *entry)
+{
+	char needle[256];
+	const char *s = record_section(file, fn);
+
+	FMT(needle, sizeof(needle), "\n%s\n", entry);
+	return strncmp(s, needle + 1, strlen(needle + 1)) == 0 || strstr(s, needle) != NULL;
+}
+
+/* The pair: the cleanup instance first, the applying one last.  A module
+ * stacked between them sees none of the user's values at open, and at
+ * close neither it nor one after the applying instance does: the values
+ * the login had before are back, the new ones gone. */
+static void t_cleanup_pair(void **state)
+{
+	char stack[4 * PATH_MAX];
+	char expect[PATH_MAX + 64];
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "EDITOR=vim\nNEW=new\nPATH=$HOME/bin:$PATH\n");
+	FMT(stack, sizeof(stack),
+	    "session required @PROBE@ @MOD@ cleanup\n"
+	    "session required @PROBE@ record %s\n"
+	    "session required @MOD@ @DIRS@\n"
+	    "session required @PROBE@ record %s\n",
+	    at("before.rec"), at("after.rec"));
+	service("k", stack);
+	pamh = start("k", user);
+	assert_int_equal(pam_putenv(pamh, "EDITOR=nano"), PAM_SUCCESS);
+	assert_int_equal(pam_putenv(pamh, "PATH=/usr/bin:/bin"), PAM_SUCCESS);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "open_session"), PAM_SUCCESS);
+	/* the session gets everything */
+	FMT(expect, sizeof(expect), "%s/bin:/usr/bin:/bin", home);
+	assert_string_equal(pam_getenv(pamh, "PATH"), expect);
+	assert_string_equal(pam_getenv(pamh, "EDITOR"), "vim");
+	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_true(record_has("after.rec", "open_session", "NEW=new"));
+	assert_true(record_has("before.rec", "open_session", "EDITOR=nano"));
+	assert_false(record_has("before.rec", "open_session", "NEW=new"));
+
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		const char *rec = i == 0 ? "before.rec" : "after.rec";
+
+		assert_true(record_has(rec, "close_session", "EDITOR=nano"));
+		assert_true(record_has(rec, "close_session", "PATH=/usr/bin:/bin"));
+		assert_false(record_has(rec, "close_session", "EDITOR=vim"));
+		assert_false(record_has(rec, "close_session", "NEW=new"));
+	}
+	assert_null(pam_getenv(pamh, "NEW"));
+	assert_string_equal(pam_getenv(pamh, "EDITOR"), "nano");
+
+	/* called again: nothing left to take back, nothing changed */
+	assert_int_equal(pam_putenv(pamh, "NEW=app"), PAM_SUCCESS);
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "NEW"), "app");
+	assert_string_equal(pam_getenv(pamh, "EDITOR"), "nano");
+	end(pamh, PAM_SUCCESS);
+}
+
+/* Without the cleanup instance a module stacked before the applying one
+ * sees the user's values at close: what the pair is for. */
+static void t_cleanup_missing(void **state)
+{
+	char stack[4 * PATH_MAX];
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "NEW=new\n");
+	FMT(stack, sizeof(stack),
+	    "session required @PROBE@ record %s\n"
+	    "session required @MOD@ @DIRS@\n",
+	    at("before.rec"));
+	service("m", stack);
+	pamh = start("m", user);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_true(record_has("before.rec", "close_session", "NEW=new"));
+	end(pamh, PAM_SUCCESS);
+}
+
+/* A cleanup instance alone applies nothing and succeeds; one in the auth
+ * stack takes back at close what setcred applied; stacked after the
+ * applying instance it still takes everything back at close. */
+static void t_cleanup_alone_and_setcred(void **state)
+{
+	pam_handle_t *pamh;
+
+	put(UDIR "/a.conf", "NEW=new\n");
+	service("a", "auth required @PROBE@ @MOD@ cleanup\n"
+	             "session required @PROBE@ @MOD@ cleanup debug\n");
+	pamh = start("a", user);
+	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_null(pam_getenv(pamh, "NEW"));
+	log_reset();
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
+	assert_true(pamtest_logged("cleanup: nothing was applied to this handle"));
+	end(pamh, PAM_SUCCESS);
+
+	service("b", "auth required @MOD@ @DIRS@\n"
+	             "session required @MOD@ @DIRS@\n"
+	             "session required @PROBE@ @MOD@ cleanup\n");
+	pamh = start("b", user);
+	assert_int_equal(pam_putenv(pamh, "NEW=app"), PAM_SUCCESS);
+	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "NEW"), "app");
+	end(pamh, PAM_SUCCESS);
+}
+
 /* ---- the module and `envd show` agree ---- */
 
 static size_t read_all(FILE *f, char **out)
@@ -1010,6 +1160,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(t_many_files, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_log_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_agrees_with_envd, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_cleanup_pair, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_cleanup_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_cleanup_alone_and_setcred, setup, teardown),
 	};
 	struct passwd *pw = getpwuid(geteuid());
 

@@ -87,7 +87,7 @@ for p in libpam-envd envd; do
 	fi
 done
 for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh \
-	/usr/share/pam-configs/pam_envd /etc/pam_envd /lib/*/security/pam_envd.so \
+	/usr/share/pam-configs/pam_envd /usr/share/pam-configs/pam_envd-cleanup /etc/pam_envd /lib/*/security/pam_envd.so \
 	/usr/lib/*/security/pam_envd.so /usr/lib/security/pam_envd.so \
 	/usr/lib64/security/pam_envd.so /usr/local/lib/*/security/pam_envd.so; do
 	if [ -e "$f" ]; then
@@ -170,8 +170,10 @@ EOF
 chown "$u:" "$h/.config/environment.d/50-pkg.conf"
 cat >"$TMP/record" <<'EOF'
 #!/bin/sh
-[ "$PAM_TYPE" = open_session ] || exit 0
-/usr/bin/env >"$1/pamtester.env"
+case $PAM_TYPE in
+open_session) /usr/bin/env >"$1/pamtester.env" ;;
+close_session) /usr/bin/env >"$1/pamtester.close.env" ;;
+esac
 EOF
 chmod 755 "$TMP/record"
 SERVICE=pam-envd-deb-test-$$
@@ -282,7 +284,11 @@ cycle() {
 		return
 	fi
 	line_sd=$(grep -nE '^session[[:space:]]+optional[[:space:]]+pam_systemd\.so' /etc/pam.d/common-session | cut -d: -f1)
-	line_ed=$(grep -nE '^session[[:space:]]+optional[[:space:]]+pam_envd\.so' /etc/pam.d/common-session | cut -d: -f1)
+	line_ed=$(grep -nE '^session[[:space:]]+optional[[:space:]]+pam_envd\.so[[:space:]]*$' /etc/pam.d/common-session | cut -d: -f1)
+	line_cl=$(grep -nE '^session[[:space:]]+optional[[:space:]]+pam_envd\.so[[:space:]]+cleanup[[:space:]]*$' /etc/pam.d/common-session | cut -d: -f1)
+	# the first module of the Additional block: right after the primary
+	# block's closing "session required pam_permit.so"
+	line_pr=$(grep -nE '^session[[:space:]]+required[[:space:]]+pam_permit\.so' /etc/pam.d/common-session | cut -d: -f1)
 	if [ -n "$line_ed" ] && [ "$(echo "$line_ed" | wc -l)" = 1 ] &&
 		{ [ -z "$line_sd" ] || [ "$line_ed" -gt "$line_sd" ]; }; then
 		pass "cycle $n: common-session has 'session optional pam_envd.so' (line $line_ed) after pam_systemd (line ${line_sd:-none})"
@@ -290,18 +296,31 @@ cycle() {
 		fail "cycle $n: common-session: pam_envd at '${line_ed:-none}', pam_systemd at '${line_sd:-none}'"
 		cat /etc/pam.d/common-session
 	fi
+	if [ -n "$line_cl" ] && [ "$(echo "$line_cl" | wc -l)" = 1 ] && [ -n "$line_pr" ] &&
+		[ "$line_cl" = $((line_pr + 1)) ]; then
+		pass "cycle $n: common-session has 'session optional pam_envd.so cleanup' first in the Additional block (line $line_cl)"
+	else
+		fail "cycle $n: common-session: cleanup at '${line_cl:-none}', primary block ends at '${line_pr:-none}'"
+		cat /etc/pam.d/common-session
+	fi
 	if grep -q pam_envd /etc/pam.d/common-session-noninteractive; then
 		fail "cycle $n: pam_envd in common-session-noninteractive (the profile is interactive only)"
 	else
 		pass "cycle $n: not in common-session-noninteractive"
 	fi
-	rm -f "$TMP/pamtester.env"
+	rm -f "$TMP/pamtester.env" "$TMP/pamtester.close.env"
 	timeout 60 pamtester "$SERVICE" "$u" open_session close_session >"$TMP/pamtester.log" 2>&1
 	if [ "$(val "$TMP/pamtester.env" PKG_TEST 2>/dev/null)" = "from the package's module" ] &&
 		[ "$(val "$TMP/pamtester.env" PATH)" = "/opt/pam-envd-deb-test/bin:/usr/local/bin:/usr/bin:/bin:$h/tail" ]; then
 		pass "cycle $n: pamtester session through common-session gets the user's variables"
 	else
 		fail "cycle $n: pamtester session: $(cat "$TMP/pamtester.log") PKG_TEST '$(val "$TMP/pamtester.env" PKG_TEST 2>/dev/null)' PATH '$(val "$TMP/pamtester.env" PATH 2>/dev/null)'"
+	fi
+	if [ -s "$TMP/pamtester.close.env" ] && ! grep -qE '^(PKG_TEST|XDG_DATA_DIRS)=' "$TMP/pamtester.close.env" &&
+		! grep -q pam-envd-deb-test "$TMP/pamtester.close.env"; then
+		pass "cycle $n: at close the helper after common-session sees none of the user's values"
+	else
+		fail "cycle $n: at close the helper saw: $(grep -E '^(PKG_TEST|XDG_DATA_DIRS|PATH)=' "$TMP/pamtester.close.env" 2>/dev/null | tr '\n' ' ')"
 	fi
 	[ "$n" != 1 ] || login_shells
 

@@ -45,6 +45,7 @@ rpmfile=$(find "$out/RPMS" -name "pam_envd-$version-*.rpm" ! -name '*debug*' | h
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/SECURITY.md"
 	echo "drwxr-xr-x /usr/share/doc/pam_envd/authselect"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/authselect/README"
+	echo "-rw-r--r-- /usr/share/doc/pam_envd/authselect/cleanup-envd"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/authselect/postlogin-envd"
 	(cd "$top" && find examples -type d) | sed 's|^|drwxr-xr-x /usr/share/doc/pam_envd/|'
 	(cd "$top" && find examples -type f) | sed 's|^|-rw-r--r-- /usr/share/doc/pam_envd/|'
