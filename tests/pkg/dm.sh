@@ -136,7 +136,7 @@ teardown() {
 			sleep 0.2
 		done
 	done
-	PIDS=() RESTORE=() REMOVE=() USERS=() vt_orig= installed=no
+	PIDS=() RESTORE=() REMOVE=() USERS=() vt_orig='' installed=no
 }
 # shellcheck disable=SC2317 # run from the trap
 cleanup() {
@@ -269,6 +269,7 @@ XDG_SESSION_TYPE=wayland
 BASH_ENV=$HOME/bash_env
 LD_PRELOAD=/nonexistent/pam-envd-dm-test.so
 EOF
+# shellcheck disable=SC2016 # bash would expand it, were BASH_ENV to arrive
 printf 'touch "$HOME/bash_env.ran"\n' >"$h/bash_env"
 chown "$u:" "$h/.config/environment.d/50-dm.conf" "$h/bash_env"
 if [ ! -d /etc/environment.d ]; then
@@ -399,6 +400,14 @@ check_close() {
 	fi
 }
 
+# seen_of RECORD: DM_SEEN's value for the PAM environment in RECORD
+seen_of() {
+	local t c s v
+	t=$(val "$1" XDG_SESSION_TYPE) c=$(val "$1" XDG_SESSION_CLASS)
+	s=$(val "$1" XDG_SEAT) v=$(val "$1" XDG_VTNR)
+	echo "type=${t:-none} class=${c:-none} seat=${s:-none} vt=${v:-none}"
+}
+
 # the DM's own variables at open, before common-session (the top recorder)
 show_dm_env() {
 	echo "dm: $1: the PAM environment the display manager gave (at open, before common-session):"
@@ -494,9 +503,7 @@ EOF
 	else
 		fail "$n: XDG_SESSION_TYPE at open '$(val "$top" XDG_SESSION_TYPE)'"
 	fi
-	seen="type=$(val "$top" XDG_SESSION_TYPE) class=$(val "$top" XDG_SESSION_CLASS)"
-	seen="$seen seat=$(val "$top" XDG_SEAT) vt=$(val "$top" XDG_VTNR)"
-	seen=$(echo "$seen" | sed 's/=\( \|$\)/=none\1/g')
+	seen=$(seen_of "$top")
 	p=$(val "$top" PATH)
 	want="$h/dm-bin:${p:-/usr/local/bin:/usr/bin:/bin}"
 	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
@@ -579,9 +586,7 @@ EOF
 	top=$TMP/out/greetd.top.open_session
 	[ "$profile" != with ] || show_dm_env "$n" "$top"
 	echo "dm: $n: PATH in the PAM environment after the module: $(val "$TMP/out/greetd.after.open_session" PATH)"
-	seen="type=$(val "$top" XDG_SESSION_TYPE) class=$(val "$top" XDG_SESSION_CLASS)"
-	seen="$seen seat=$(val "$top" XDG_SEAT) vt=$(val "$top" XDG_VTNR)"
-	seen=$(echo "$seen" | sed 's/=\( \|$\)/=none\1/g')
+	seen=$(seen_of "$top")
 	if [ "$(val "$top" XDG_VTNR)" = "$vt" ]; then
 		pass "$n: greetd put XDG_VTNR=$vt in the PAM environment before the session opened"
 	else
