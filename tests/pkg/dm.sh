@@ -14,14 +14,16 @@
 #   (a private --config; a system D-Bus daemon when none runs; no logind);
 # - greetd: initial_session on a free virtual terminal, twice: with the
 #   package's /etc/profile.d snippet and with it moved away, because greetd
-#   sources /etc/profile, which sets PATH anew.
+#   sources /etc/profile, which sets PATH anew;
+# - nodm: autologin into X on Xvfb; its session runs in "sh -l", so
+#   /etc/profile sets PATH there too.
 #
 # The DM's PAM service gets pam_exec recorders where an admin's logout
 # script would be: the first session line of the service (it runs at open
 # before common-session, so it shows what the DM itself set) and the line
 # right after common-session.  At close_session they show what a logout
-# helper is given.  The display manager packages (lightdm, greetd, xvfb,
-# ...) are installed here when missing, as stage_musl installs musl-tools.
+# helper is given.  The display manager packages (lightdm, greetd, nodm,
+# xvfb, ...) are installed here when missing, as stage_musl installs musl-tools.
 # Everything changed is restored and everything started is stopped by its
 # process id, also on failure; the packages are purged at the end.
 #
@@ -63,22 +65,15 @@ done
 
 # the display managers and what they need, installed once (heavy: only
 # this test uses them, so they are not in ./dev's debian_pkgs)
-dm_pkgs=(lightdm greetd xvfb xauth dbus-daemon x11-common)
+dm_pkgs=(lightdm greetd nodm xvfb xauth dbus-daemon x11-common)
 missing=()
 for p in "${dm_pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} != 0 ]; then
 	echo "dm: installing ${missing[*]}"
-	for i in 1 2 3 4 5 6; do
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			"${missing[@]}" >"/tmp/pam-envd-dm-apt.$$.log" 2>&1 && break
-		# the dpkg lock of another apt run: wait and retry
-		grep -q 'Could not get lock' "/tmp/pam-envd-dm-apt.$$.log" || break
-		sleep 20
-	done
-	tail -n 3 "/tmp/pam-envd-dm-apt.$$.log"
-	rm -f "/tmp/pam-envd-dm-apt.$$.log"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=300 "${missing[@]}" 2>&1 | tail -n 3
 fi
 
 lockdir=/run/lock
@@ -114,6 +109,7 @@ greetd_recorders=no
 teardown() {
 	local p u i f
 	for p in "${PIDS[@]}"; do stop_pid "$p"; done
+	[ ! -f "$TMP/xserver.pids" ] || stop_xservers
 	[ -z "$vt_orig" ] || vt_activate "$vt_orig"
 	for f in "${RESTORE[@]}"; do
 		[ -e "$TMP/backup/${f//\//%}" ] && cp -p "$TMP/backup/${f//\//%}" "$f"
@@ -125,8 +121,11 @@ teardown() {
 		f=${REMOVE[i]}
 		if [ -d "$f" ]; then rmdir "$f" 2>/dev/null; else rm -f "$f"; fi
 	done
-	if [ "$installed" = yes ] && ! dpkg --purge libpam-envd envd >"$TMP/purge.log" 2>&1; then
-		fail "dpkg --purge libpam-envd envd: $(tail -n 5 "$TMP/purge.log")"
+	# apt-get waits for the dpkg lock of another apt run (dpkg cannot)
+	if [ "$installed" = yes ] && ! DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
+		-o DPkg::Lock::Timeout=300 libpam-envd envd >"$TMP/purge.log" 2>&1; then
+		fail "apt-get purge libpam-envd envd: $(tail -n 5 "$TMP/purge.log")"
+		dpkg --purge libpam-envd envd >/dev/null 2>&1
 	fi
 	for u in "${USERS[@]}"; do
 		rm -rf "/var/lib/lightdm-data/$u"
@@ -155,6 +154,7 @@ stop_pid() {
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.1
 	done
+	echo "dm: pid $1 ($(cat "/proc/$1/comm" 2>/dev/null)) did not stop within 10 s of SIGTERM: SIGKILL"
 	kill -9 "$1" 2>/dev/null
 }
 # wait_for FILE SECONDS [PID]: until FILE exists (non-empty); fails on
@@ -213,14 +213,13 @@ snapshot() {
 			-printf '%p %y %m %u:%g\n' 2>/dev/null
 		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/environment.d \
 			/etc/lightdm /etc/greetd /usr/share/xsessions -type f -exec sha256sum {} + 2>/dev/null
-		getent passwd | cut -d: -f1
 	} | grep -v '/etc/pam.d/pam-envd-' | sort
 }
 snapshot >"$TMP/before"
 
 # ---- the packages ------------------------------------------------------------
 if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-	"${debs[@]}" >"$TMP/install.log" 2>&1; then
+	-o DPkg::Lock::Timeout=300 "${debs[@]}" >"$TMP/install.log" 2>&1; then
 	installed=yes
 	pass "apt-get install ./libpam-envd_*.deb ./envd_*.deb"
 else
@@ -280,9 +279,12 @@ sysfile=/etc/environment.d/60-pam-envd-dm-test.conf
 echo 'DM_SYSTEM=from /etc/environment.d' >"$sysfile"
 REMOVE+=("$sysfile")
 
-# the session command: records its environment, then waits for the logout
+# the session command: records its environment, then waits for the
+# logout.  A DM that starts the session again after the logout (nodm
+# does) gets one that waits to be stopped.
 cat >"$TMP/bin/session" <<'EOF'
 #!/bin/sh
+[ ! -e "$HOME/$1.logout" ] || exec sleep 120
 /usr/bin/env -0 >"$HOME/$1.env.tmp" && mv "$HOME/$1.env.tmp" "$HOME/$1.env"
 i=0
 while [ ! -e "$HOME/$1.logout" ] && [ "$i" -lt 1200 ]; do
@@ -290,11 +292,41 @@ while [ ! -e "$HOME/$1.logout" ] && [ "$i" -lt 1200 ]; do
 	i=$((i + 1))
 done
 EOF
+# the X server the display managers start: Xvfb, through a wrapper that
+# passes the display and the authority file on and drops what only a VT
+# server takes (LightDM runs "xserver-command :N -seat seat0 -auth FILE
+# -nolisten tcp vtN -novtswitch", nodm "SERVER :N ... vtN").  Exec keeps
+# the pid and the ignored SIGUSR1 (Xvfb signals readiness with it); every
+# pid is recorded, to be stopped at the end.
+cat >"$TMP/bin/xserver" <<EOF
+#!/bin/sh
+[ ! -e "$TMP/xserver.refuse" ] || exit 1
+echo \$\$ >>"$TMP/xserver.pids"
+display= auth=
+while [ \$# -gt 0 ]; do
+	case \$1 in
+	:*) display=\$1 ;;
+	-auth) auth=\$2; shift ;;
+	esac
+	shift
+done
+exec Xvfb "\$display" \${auth:+-auth "\$auth"} -nolisten tcp -screen 0 640x480x24
+EOF
+chmod 755 "$TMP/bin/xserver"
+: >"$TMP/xserver.pids"
+stop_xservers() {
+	local p
+	while read -r p; do stop_pid "$p"; done <"$TMP/xserver.pids"
+}
+
 # the pam_exec recorder, as root: the PAM environment at open and close
+# (nodm closes the session after dropping to the user: OUT is writable by
+# all, sticky; RECORDER_UID says who ran it)
 cat >"$TMP/bin/record" <<'EOF'
 #!/bin/sh
-/usr/bin/env -0 >"$1.$PAM_TYPE"
+{ /usr/bin/env -0; printf 'RECORDER_UID=%s\0' "$(id -u)"; } >"$1.$PAM_TYPE"
 EOF
+chmod 1733 "$TMP/out"
 chmod 755 "$TMP/bin/session" "$TMP/bin/record"
 
 # add_recorders SERVICE NAME FIRST INCLUDE: pam_exec recorders in SERVICE,
@@ -385,6 +417,7 @@ check_close() {
 	has "$f" DM_SEEN && got="$got DM_SEEN"
 	has "$f" DM_SYSTEM && got="$got DM_SYSTEM"
 	case ":$(val "$f" PATH):" in *":$h/dm-bin:"*) got="$got PATH($(val "$f" PATH))" ;; esac
+	line="$line (uid $(val "$f" RECORDER_UID))"
 	if [ "$where" = after ]; then
 		if [ -z "$got" ]; then
 			pass "$n: at close_session a pam_exec helper $line saw none of the user's values (PATH '$(val "$f" PATH)')"
@@ -454,24 +487,6 @@ Name=pam_envd test session
 Exec=$TMP/bin/session $n
 Type=Application
 EOF
-	# LightDM runs "xserver-command :N -seat seat0 -auth FILE -nolisten
-	# tcp vtN -novtswitch"; Xvfb takes the display and the authority file.
-	# Exec keeps the pid and the ignored SIGUSR1 (Xvfb signals readiness
-	# to LightDM with it).
-	cat >"$TMP/bin/xserver" <<EOF
-#!/bin/sh
-echo \$\$ >>"$d/xserver.pids"
-display= auth=
-while [ \$# -gt 0 ]; do
-	case \$1 in
-	:*) display=\$1 ;;
-	-auth) auth=\$2; shift ;;
-	esac
-	shift
-done
-exec Xvfb "\$display" -auth "\$auth" -nolisten tcp -screen 0 640x480x24
-EOF
-	chmod 755 "$TMP/bin/xserver"
 	# --config replaces /etc/lightdm/lightdm.conf; Debian's
 	# /usr/share/lightdm/lightdm.conf.d (session-wrapper=/etc/X11/Xsession)
 	# is still read
@@ -485,7 +500,7 @@ autologin-user-timeout=0
 autologin-session=pam-envd-dm
 user-session=pam-envd-dm
 EOF
-	timeout 300 lightdm --config "$d/lightdm.conf" --debug --log-dir "$d/log" \
+	lightdm --config "$d/lightdm.conf" --debug --log-dir "$d/log" \
 		--run-dir "$d/run" --cache-dir "$d/cache" >"$d/lightdm.out" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
@@ -516,7 +531,7 @@ EOF
 		tail -n 30 "$d/log/lightdm.log"
 	fi
 	stop_pid "$pid"
-	while read -r p; do stop_pid "$p"; done <"$d/xserver.pids"
+	stop_xservers
 	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
 	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
 }
@@ -572,7 +587,7 @@ user = "_greetd"
 command = "$TMP/bin/session $n"
 user = "$u"
 EOF
-	timeout 300 greetd --config "$d/$n.toml" >"$d/$n.log" 2>&1 &
+	greetd --config "$d/$n.toml" >"$d/$n.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	if ! wait_for "$h/$n.env" 30 "$pid"; then
@@ -620,14 +635,72 @@ EOF
 	check_close "$n" "$TMP/out/greetd.top.close_session" before "before @include login"
 }
 
+# ---- nodm ----------------------------------------------------------------------
+# autologin into X on Xvfb.  nodm runs its session command, /etc/X11/Xsession
+# (which runs ~/.xsession), with "sh -l": as with greetd, /etc/profile sets
+# PATH anew and the user's prefix comes back through the package's
+# /etc/profile.d snippet.  Configured by environment variables only.
+nodm_login() {
+	local n=nodm pid top want seen disp=20 i
+	for c in nodm Xvfb; do
+		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
+	done
+	add_recorders nodm "$n" '^-?session[[:space:]]' "@include common-session" || return
+	while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
+	printf '#!/bin/sh\nexec %s %s\n' "$TMP/bin/session" "$n" >"$h/.xsession"
+	chmod 755 "$h/.xsession"
+	chown "$u:" "$h/.xsession"
+	# a vtN option turns nodm's VT allocation off (the wrapper drops it)
+	NODM_USER=$u NODM_XSESSION=/etc/X11/Xsession NODM_X_OPTIONS="$TMP/bin/xserver :$disp vt63" \
+		NODM_MIN_SESSION_TIME=0 NODM_X_TIMEOUT=5 nodm --no-syslog --stderr \
+		>"$TMP/nodm.log" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_for "$h/$n.env" 60 "$pid"; then
+		fail "$n: no session within 60 s; nodm said:"
+		tail -n 20 "$TMP/nodm.log"
+		stop_pid "$pid"
+		stop_xservers
+		return
+	fi
+	pass "$n: autologin of $u into X on Xvfb (:$disp) through /etc/X11/Xsession and ~/.xsession"
+	top=$TMP/out/$n.top.open_session
+	[ -s "$top" ] && show_dm_env "$n" "$top"
+	seen=$(seen_of "$top")
+	want="$h/dm-bin:$path_profile"
+	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
+	# nodm starts X and the session again at once, with SIGTERM blocked
+	# until both run: the X server refuses to start, and nodm ends
+	touch "$TMP/xserver.refuse" "$h/$n.logout"
+	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
+		pass "$n: the session command exited and nodm closed the PAM session"
+		for i in $(seq 1 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	else
+		fail "$n: no close_session within 30 s of the logout; nodm said:"
+		tail -n 20 "$TMP/nodm.log"
+	fi
+	stop_pid "$pid"
+	stop_xservers
+	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
+	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+}
+
 lightdm_login
 greetd_login with
 greetd_login without
+nodm_login
 
+users=("${USERS[@]}")
 teardown
+for u in "${users[@]}"; do
+	! getent passwd "$u" >/dev/null || fail "user $u is still there after userdel"
+done
 snapshot >"$TMP/after"
 if diff -u "$TMP/before" "$TMP/after" >"$TMP/diff"; then
-	pass "after dpkg --purge: /etc/pam.d, /etc/profile.d, /etc/environment.d, the DMs' configuration, the profiles and the users as before"
+	pass "after dpkg --purge: /etc/pam.d, /etc/profile.d, /etc/environment.d, the DMs' configuration and the profiles as before, the users gone"
 else
 	fail "differences from before (- before, + now):"
 	grep '^[-+][^-+]' "$TMP/diff" | head -n 40
