@@ -65,7 +65,7 @@ done
 
 # the display managers and what they need, installed once (heavy: only
 # this test uses them, so they are not in ./dev's debian_pkgs)
-dm_pkgs=(lightdm greetd nodm xvfb xauth dbus-daemon x11-common)
+dm_pkgs=(lightdm greetd nodm sddm xvfb xauth dbus-daemon x11-common)
 missing=()
 for p in "${dm_pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -209,10 +209,10 @@ EOF
 snapshot() {
 	{
 		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
-			/etc/environment.d /etc/lightdm /etc/greetd /usr/share/xsessions \
-			-printf '%p %y %m %u:%g\n' 2>/dev/null
+			/etc/environment.d /etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm \
+			/usr/share/xsessions -printf '%p %y %m %u:%g\n' 2>/dev/null
 		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/environment.d \
-			/etc/lightdm /etc/greetd /usr/share/xsessions -type f -exec sha256sum {} + 2>/dev/null
+			/etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm /usr/share/xsessions -type f -exec sha256sum {} + 2>/dev/null
 	} | grep -v '/etc/pam.d/pam-envd-' | sort
 }
 snapshot >"$TMP/before"
@@ -295,22 +295,25 @@ EOF
 # the X server the display managers start: Xvfb, through a wrapper that
 # passes the display and the authority file on and drops what only a VT
 # server takes (LightDM runs "xserver-command :N -seat seat0 -auth FILE
-# -nolisten tcp vtN -novtswitch", nodm "SERVER :N ... vtN").  Exec keeps
+# -nolisten tcp vtN -novtswitch", nodm "SERVER :N ... vtN", SDDM "SERVER
+# -auth FILE -background none -noreset -displayfd FD -seat seat0 vtN").  Exec keeps
 # the pid and the ignored SIGUSR1 (Xvfb signals readiness with it); every
 # pid is recorded, to be stopped at the end.
 cat >"$TMP/bin/xserver" <<EOF
 #!/bin/sh
 [ ! -e "$TMP/xserver.refuse" ] || exit 1
 echo \$\$ >>"$TMP/xserver.pids"
-display= auth=
+display= auth= displayfd=
 while [ \$# -gt 0 ]; do
 	case \$1 in
 	:*) display=\$1 ;;
 	-auth) auth=\$2; shift ;;
+	-displayfd) displayfd=\$2; shift ;;
 	esac
 	shift
 done
-exec Xvfb "\$display" \${auth:+-auth "\$auth"} -nolisten tcp -screen 0 640x480x24
+exec Xvfb \$display \${auth:+-auth "\$auth"} \${displayfd:+-displayfd \$displayfd} \
+	-nolisten tcp -screen 0 640x480x24
 EOF
 chmod 755 "$TMP/bin/xserver"
 : >"$TMP/xserver.pids"
@@ -688,10 +691,81 @@ nodm_login() {
 	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
 }
 
+# ---- SDDM ----------------------------------------------------------------------
+# autologin into an X11 session on Xvfb.  SDDM has no option for another
+# configuration file: a snippet in /etc/sddm.conf.d, removed at the end.
+# Its session script, /etc/sddm/Xsession, sources /etc/profile and
+# ~/.profile in the user's shell (bash here): PATH as with greetd.
+sddm_login() {
+	local n=sddm d=$TMP/sddm pid top want seen i
+	for c in sddm Xvfb xauth dbus-daemon; do
+		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
+	done
+	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
+	add_recorders sddm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
+	rm -f "$TMP/xserver.refuse"
+	mkdir -p "$d/xsessions"
+	cat >"$d/xsessions/pam-envd-dm.desktop" <<EOF
+[Desktop Entry]
+Name=pam_envd test session
+Exec=$TMP/bin/session $n
+Type=Application
+EOF
+	if [ ! -d /etc/sddm.conf.d ]; then
+		mkdir /etc/sddm.conf.d
+		REMOVE+=(/etc/sddm.conf.d)
+	fi
+	REMOVE+=(/etc/sddm.conf.d/90-pam-envd-dm-test.conf)
+	# where SDDM remembers the last user and session
+	if [ -f /var/lib/sddm/state.conf ]; then
+		backup /var/lib/sddm/state.conf
+	else
+		REMOVE+=(/var/lib/sddm/state.conf)
+	fi
+	cat >/etc/sddm.conf.d/90-pam-envd-dm-test.conf <<EOF
+[Autologin]
+User=$u
+Session=pam-envd-dm.desktop
+Relogin=false
+
+[X11]
+ServerPath=$TMP/bin/xserver
+SessionDir=$d/xsessions
+EOF
+	sddm >"$d/sddm.log" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_for "$h/$n.env" 60 "$pid"; then
+		fail "$n: no session within 60 s; SDDM said:"
+		tail -n 30 "$d/sddm.log"
+		stop_pid "$pid"
+		stop_xservers
+		return
+	fi
+	pass "$n: autologin of $u into an X11 session on Xvfb through /etc/sddm/Xsession"
+	top=$TMP/out/$n.top.open_session
+	[ -s "$top" ] && show_dm_env "$n" "$top"
+	seen=$(seen_of "$top")
+	want="$h/dm-bin:$path_profile"
+	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
+	touch "$h/$n.logout"
+	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
+		pass "$n: the session command exited and SDDM closed the PAM session"
+	else
+		fail "$n: no close_session within 30 s of the logout; SDDM said:"
+		tail -n 30 "$d/sddm.log"
+	fi
+	stop_pid "$pid"
+	stop_xservers
+	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
+	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+}
+
 lightdm_login
 greetd_login with
 greetd_login without
 nodm_login
+sddm_login
 
 users=("${USERS[@]}")
 teardown
