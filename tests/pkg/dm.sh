@@ -16,14 +16,16 @@
 #   package's /etc/profile.d snippet and with it moved away, because greetd
 #   sources /etc/profile, which sets PATH anew;
 # - nodm: autologin into X on Xvfb; its session runs in "sh -l", so
-#   /etc/profile sets PATH there too.
+#   /etc/profile sets PATH there too;
+# - SDDM and SLiM: autologin into X on Xvfb; /etc/sddm/Xsession and SLiM's
+#   "bash -login /etc/X11/Xsession" source /etc/profile as well.
 #
 # The DM's PAM service gets pam_exec recorders where an admin's logout
 # script would be: the first session line of the service (it runs at open
 # before common-session, so it shows what the DM itself set) and the line
 # right after common-session.  At close_session they show what a logout
 # helper is given.  The display manager packages (lightdm, greetd, nodm,
-# xvfb, ...) are installed here when missing, as stage_musl installs musl-tools.
+# sddm, slim, xvfb, ...) are installed here when missing, as stage_musl installs musl-tools.
 # Everything changed is restored and everything started is stopped by its
 # process id, also on failure; the packages are purged at the end.
 #
@@ -65,7 +67,7 @@ done
 
 # the display managers and what they need, installed once (heavy: only
 # this test uses them, so they are not in ./dev's debian_pkgs)
-dm_pkgs=(lightdm greetd nodm sddm xvfb xauth dbus-daemon x11-common)
+dm_pkgs=(lightdm greetd nodm sddm slim xvfb xauth dbus-daemon x11-common)
 missing=()
 for p in "${dm_pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -209,10 +211,11 @@ EOF
 snapshot() {
 	{
 		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
-			/etc/environment.d /etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm \
+			/etc/environment.d /etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm /etc/slim.conf \
 			/usr/share/xsessions -printf '%p %y %m %u:%g\n' 2>/dev/null
 		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/environment.d \
-			/etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm /usr/share/xsessions -type f -exec sha256sum {} + 2>/dev/null
+			/etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm /etc/slim.conf /usr/share/xsessions \
+			-type f -exec sha256sum {} + 2>/dev/null
 	} | grep -v '/etc/pam.d/pam-envd-' | sort
 }
 snapshot >"$TMP/before"
@@ -761,11 +764,73 @@ EOF
 	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
 }
 
+# ---- SLiM ----------------------------------------------------------------------
+# autologin (auto_login, default_user) into X on Xvfb.  SLiM reads only
+# /etc/slim.conf: changed for the run and restored.  Its login_cmd runs
+# /etc/X11/Xsession through "bash -login": /etc/profile sets PATH anew.
+slim_login() {
+	local n=slim d=$TMP/slim pid top want seen
+	for c in slim Xvfb xauth; do
+		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
+	done
+	[ -f /etc/slim.conf ] || { skip "$n: no /etc/slim.conf"; return; }
+	add_recorders slim "$n" '^-?session[[:space:]]' "@include common-session" || return
+	rm -f "$TMP/xserver.refuse"
+	# with no session in sessiondir, %session is empty: Xsession runs
+	# ~/.xsession
+	mkdir -p "$d/xsessions"
+	printf '#!/bin/sh\nexec %s %s\n' "$TMP/bin/session" "$n" >"$h/.xsession"
+	chmod 755 "$h/.xsession"
+	chown "$u:" "$h/.xsession"
+	backup /etc/slim.conf
+	awk -v d="$d" -v x="$TMP/bin/xserver" -v u="$u" '
+		$1 ~ /^(default_xserver|xserver_arguments|sessiondir|authfile|lockfile|logfile|auto_login|default_user)$/ { next }
+		{ print }
+		END {
+			print "default_xserver " x
+			print "xserver_arguments -nolisten tcp"
+			print "sessiondir " d "/xsessions"
+			print "authfile " d "/slim.auth"
+			print "lockfile " d "/slim.lock"
+			print "logfile " d "/slim.log"
+			print "auto_login yes"
+			print "default_user " u
+		}' "$TMP/backup/%etc%slim.conf" >/etc/slim.conf
+	slim -nodaemon >"$d/slim.out" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_for "$h/$n.env" 60 "$pid"; then
+		fail "$n: no session within 60 s; SLiM said:"
+		tail -n 20 "$d/slim.out" "$d/slim.log" 2>/dev/null
+		stop_pid "$pid"
+		stop_xservers
+		return
+	fi
+	pass "$n: autologin of $u into X on Xvfb through /etc/X11/Xsession (bash -login) and ~/.xsession"
+	top=$TMP/out/$n.top.open_session
+	[ -s "$top" ] && show_dm_env "$n" "$top"
+	seen=$(seen_of "$top")
+	want="$h/dm-bin:$path_profile"
+	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
+	touch "$h/$n.logout"
+	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
+		pass "$n: the session command exited and SLiM closed the PAM session"
+	else
+		fail "$n: no close_session within 30 s of the logout; SLiM said:"
+		tail -n 20 "$d/slim.out" "$d/slim.log" 2>/dev/null
+	fi
+	stop_pid "$pid"
+	stop_xservers
+	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
+	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+}
+
 lightdm_login
 greetd_login with
 greetd_login without
 nodm_login
 sddm_login
+slim_login
 
 users=("${USERS[@]}")
 teardown
