@@ -453,6 +453,10 @@ show_dm_env() {
 	tr '\0' '\n' <"$2" | grep -vE '^PAM_' | sort | sed 's/^/    /'
 }
 
+# runs NAME: a process of that name runs already (a real display manager
+# of this machine: not to be disturbed)
+runs() { command -v pgrep >/dev/null 2>&1 && pgrep -x "$1" >/dev/null; }
+
 # start_bus: a system D-Bus daemon when none runs (LightDM needs one)
 start_bus() {
 	[ -S /run/dbus/system_bus_socket ] && return 0
@@ -483,6 +487,7 @@ lightdm_login() {
 	for c in lightdm Xvfb xauth dbus-daemon; do
 		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
 	done
+	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
 	[ -x /etc/X11/Xsession ] || { skip "$n: no /etc/X11/Xsession"; return; }
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
 	add_recorders lightdm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
@@ -555,6 +560,7 @@ greetd_login() {
 	[ "$profile" = with ] || n=greetd-without-snippet
 	rm -f "$TMP"/out/greetd.*
 	command -v greetd >/dev/null 2>&1 || { skip "$n: greetd is not installed"; return; }
+	! runs greetd || { skip "$n: a greetd runs on this machine already"; return; }
 	getent passwd _greetd >/dev/null || { skip "$n: no _greetd user (greetd's package makes it)"; return; }
 	if [ -z "$vt_orig" ]; then
 		vt_orig=$(vt_query active)
@@ -651,6 +657,7 @@ nodm_login() {
 	for c in nodm Xvfb; do
 		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
 	done
+	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
 	add_recorders nodm "$n" '^-?session[[:space:]]' "@include common-session" || return
 	while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
 	printf '#!/bin/sh\nexec %s %s\n' "$TMP/bin/session" "$n" >"$h/.xsession"
@@ -704,6 +711,7 @@ sddm_login() {
 	for c in sddm Xvfb xauth dbus-daemon; do
 		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
 	done
+	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
 	add_recorders sddm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"
@@ -773,6 +781,7 @@ slim_login() {
 	for c in slim Xvfb xauth; do
 		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
 	done
+	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
 	[ -f /etc/slim.conf ] || { skip "$n: no /etc/slim.conf"; return; }
 	add_recorders slim "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"
