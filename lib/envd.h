@@ -29,6 +29,12 @@
 #define ENVD_MAX_RESULT_BYTES    (1024u * 1024u)       /* sum of "NAME=VALUE\0" in the result */
 #define ENVD_MAX_DIRS            16u   /* directories per load, the user directory included */
 #define ENVD_MAX_DIAGNOSTICS     1000u /* errors+warnings, and notices+debug, reported per load */
+/* The user side of one load: symbolic link steps followed (the user
+ * directory's path and every file's), and the milliseconds its privilege
+ * window may stay open reading files, well below the module's wait for
+ * another thread's window (10 s). */
+#define ENVD_MAX_LINK_STEPS 256u
+#define ENVD_MAX_WINDOW_MS  3000u
 
 struct envd_limits {
 	size_t file_bytes;
@@ -40,6 +46,8 @@ struct envd_limits {
 	size_t depth;
 	size_t result_bytes;
 	size_t diagnostics;
+	size_t link_steps;
+	size_t window_ms;
 };
 
 enum envd_severity {
@@ -102,17 +110,72 @@ typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
  * with -EPERM (the caller must fail closed). */
 typedef int (*envd_priv_fn)(void *data);
 
-/* The calling thread's effective capabilities (lib/caps.c).  A privilege
- * window clears them after switching to the user's fsuid and restores them
- * before switching back: with root's CAP_SYS_PTRACE a process follows
- * /proc/PID/cwd and /proc/PID/root of any process, whatever its fsuid.
- * Both return 0 once the kernel reports the wanted set, else a negative
- * errno; a clear that fails puts the set back as it was if it can. */
+/* The calling thread's effective capabilities, saved while a privilege
+ * window has them cleared (lib/caps.c). */
 struct envd_caps {
 	uint32_t effective[2];
 };
-int envd_caps_clear(struct envd_caps *saved);
-int envd_caps_restore(const struct envd_caps *saved);
+
+/* ---- the privilege window (window.c) ---- */
+
+/* A root process reads a user's files with the user's rights only: the
+ * window switches fsuid, fsgid and the supplementary groups to the user's
+ * through a backend, clears the thread's effective capabilities (with
+ * root's CAP_SYS_PTRACE a process follows /proc/PID/cwd and /proc/PID/root
+ * of any process, whatever its fsuid), verifies all of it from the
+ * kernel's answers, and undoes it afterwards, verified the same way.  One
+ * window at a time per process (a lock, waited for wait_seconds at most).
+ * envd_window_enter and envd_window_leave are envd_config's enter_user and
+ * leave_user, with the window as priv_data. */
+#define ENVD_WINDOW_WAIT_SECONDS 10
+
+struct envd_window;
+
+/* How the ids are switched: pam_modutil_drop_priv in the module,
+ * setgroups/setfsgid/setfsuid in envd.  drop switches to w's user and
+ * returns 0, or non-zero after undoing what it changed; regain switches
+ * back to what the window saved (w->fsuid_before, w->fsgid_before,
+ * w->groups_before) and returns 0 or non-zero.  The window verifies both. */
+struct envd_window_backend {
+	int (*drop)(struct envd_window *w, void *ctx);
+	int (*regain)(struct envd_window *w, void *ctx);
+	void *ctx;
+};
+
+/* What the window has to say: fatal when the process could not be
+ * restored (the caller must fail closed). */
+typedef void (*envd_window_report_fn)(enum envd_severity sev, bool fatal, const char *msg,
+                                      void *data);
+
+struct envd_window {
+	const struct envd_window_backend *backend;
+	uid_t uid; /* the user */
+	gid_t gid;
+	const char *user; /* NULL: no user, the window never opens */
+	unsigned wait_seconds;
+	envd_window_report_fn report; /* may be NULL */
+	void *report_data;
+	/* state */
+	bool dropped;
+	bool broken; /* a regain failed: the process is not itself any more */
+	bool caps_cleared;
+	struct envd_caps caps;
+	uid_t fsuid_before;
+	gid_t fsgid_before;
+	gid_t *groups_before; /* while open: the groups before enter */
+	int ngroups_before;
+};
+
+void envd_window_init(struct envd_window *w, const struct envd_window_backend *backend, uid_t uid,
+                      gid_t gid, const char *user);
+int envd_window_enter(void *window); /* envd_priv_fn: 0 when the user side may be read */
+int envd_window_leave(void *window); /* envd_priv_fn: 0, or -1 when the window is broken */
+/* Closes the window if it is still open.  Returns 0, or -1 when the
+ * process could not be restored at some point (the caller fails closed). */
+int envd_window_finish(struct envd_window *w);
+/* The user's groups (getgrouplist, however many), malloc'd.  Returns the
+ * count or a negative errno. */
+int envd_user_groups(const char *user, gid_t gid, gid_t **out);
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -254,6 +317,18 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
  * template: unknown %x, relative result). */
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
+
+/* Reads the file at path (absolute, or relative to the working directory)
+ * as envd_load reads a user's file: its links walked by their text (no
+ * /proc magic link, no link another user planted in a sticky directory),
+ * opened without blocking, checked on the descriptor to be a regular file
+ * owned by owner or root and writable by no one else, at most max bytes.
+ * Within a privilege window for a root process.  Returns 0 with *data
+ * malloc'd (NULL for an empty file), or a negative errno with *reason:
+ * -EPERM refused by a check, -EINVAL not a file (/dev/null, a directory,
+ * a dangling link), -EFBIG over max, -ENOMEM, another errno. */
+int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
+                   const char **reason);
 
 const char *envd_version(void);
 

@@ -1,10 +1,17 @@
 /* fileio.c - opening directories and files that someone else may control.
  *
  * SECURITY.md has the threat model and the rules.  This file enforces the
- * ones about paths and files: the user directory is walked one component
- * at a time (links planted in sticky directories and /proc magic links are
- * not followed), other paths open through openat2 without magic links;
- * every directory and file is checked on its descriptor (owner, mode,
+ * ones about paths and files: every path, directories and files alike, is
+ * walked one component at a time (walk() below), so that each symbolic
+ * link is seen with the directory that holds it and followed by its text:
+ * links planted in sticky directories by someone else and links on /proc
+ * (the magic links /proc/PID/cwd, /proc/PID/root, /proc/self/fd/N, which a
+ * process may always follow into its own directories, whatever its
+ * capabilities) are refused, the last step opens with O_NOFOLLOW, and the
+ * user side's link steps count against a budget per load.  The kernel's
+ * openat2(RESOLVE_NO_MAGICLINKS) is not used: the walk holds on every
+ * kernel, with or without it, and there is no second path to fall back
+ * to.  Every directory and file is checked on its descriptor (owner, mode,
  * type, file system), never by path, and so are the directories above the
  * user directory; files open O_NONBLOCK|O_NOCTTY|O_CLOEXEC and are read
  * with a cap, never trusting st_size.  The caller's privilege window
@@ -21,41 +28,11 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-
-/* openat2(2) of <linux/openat2.h> (Linux 5.6); musl has no header for it. */
-struct open_how_v0 {
-	uint64_t flags, mode, resolve;
-};
-#define RESOLVE_NO_MAGICLINKS_FLAG 0x02u
-
-/* openat that refuses /proc's magic links (/proc/PID/cwd, /proc/PID/root,
- * /proc/PID/fd/N) anywhere in the path, with ELOOP.  On kernels without
- * openat2 (ENOSYS), or where a seccomp filter refuses it (EPERM, as older
- * container runtimes do), a plain openat: the privilege window has then
- * already cleared the capabilities a magic link into another process
- * needs (caps.c), so this is a second lock, not the only one. */
-/* openat that refuses /proc's magic links (/proc/PID/cwd, /proc/PID/root,
- * /proc/PID/fd/N) anywhere in the path, with ELOOP.  On kernels without
- * openat2 (ENOSYS), or where a seccomp filter refuses it (EPERM, as older
- * container runtimes do), a plain openat: the privilege window has then
- * already cleared the capabilities a magic link into another process
- * needs (caps.c), so this is a second lock, not the only one.  Returns the
- * descriptor or a negative errno. */
-static int open_nomagic(int dirfd, const char *path, int flags)
-{
-	struct open_how_v0 how = {(uint64_t)flags, 0, RESOLVE_NO_MAGICLINKS_FLAG};
-	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-		fd = openat(dirfd, path, flags);
-	return fd < 0 ? -errno : (int)fd;
-}
 
 /* A failed call's errno as this file returns it, with the reason given for
  * it: EPERM only ever means "refused by a check" here, so a call's own
@@ -174,30 +151,48 @@ static int check_parents(int fd, const struct envd_check *chk, const char **reas
 	return r;
 }
 
-#define MAX_LINKS 40 /* as the kernel's path walk */
+#define MAX_LINKS 40 /* per path, as the kernel's own walk */
+
+/* One more link step on chk's side: -EMLINK when the load's budget for
+ * that side has run out. */
+static int spend_link(const struct envd_check *chk)
+{
+	if (chk->walk == NULL)
+		return 0;
+	if (chk->walk->links_left == 0) {
+		chk->walk->links_cut = true;
+		return -EMLINK;
+	}
+	chk->walk->links_left--;
+	return 0;
+}
 
 /* Follows the symbolic link name in the directory dirfd: puts its target
  * followed by '/' and the rest of the path in buf.  Returns 0 or a
  * negative errno. */
-static int follow_link(int dirfd, const char *name, const struct stat *lst, uid_t user, char *buf,
-                       size_t bufsz, const char *rest)
+static int follow_link(int dirfd, const char *name, const struct stat *lst,
+                       const struct envd_check *chk, char *buf, size_t bufsz, const char *rest)
 {
 	struct stat dir;
 	char target[4096];
 	ssize_t n;
 	size_t rlen = strlen(rest);
+	int r = spend_link(chk);
 
+	if (r < 0)
+		return r;
 	if (fstat(dirfd, &dir) < 0)
 		return -errno;
 	/* fs.protected_symlinks=1 whatever the sysctl says: a link in a
 	 * sticky, world-writable directory is someone else's trap unless it
-	 * belongs to the user or to the directory's owner */
-	if ((dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH) && lst->st_uid != user &&
+	 * belongs to the reader or to the directory's owner */
+	if ((dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH) && lst->st_uid != chk->owner_a &&
 	    lst->st_uid != dir.st_uid)
 		return -EXDEV;
 	/* links on /proc and its kind are the kernel's magic links */
-	if (pseudo_fs(dirfd) != 0)
-		return -ELOOP;
+	r = pseudo_fs(dirfd);
+	if (r != 0)
+		return r < 0 ? r : -ELOOP;
 	n = readlinkat(dirfd, name, target, sizeof(target));
 	if (n < 0)
 		return -errno;
@@ -209,13 +204,22 @@ static int follow_link(int dirfd, const char *name, const struct stat *lst, uid_
 	return 0;
 }
 
-/* Opens the user directory one component at a time, so that every
- * symbolic link on the way is seen with the directory that holds it.  A
- * link in a sticky, world-writable directory that neither the user nor the
- * directory's owner made fails with EXDEV; a link on a pseudo file system
- * (/proc/PID/cwd) with ELOOP.  Returns a descriptor opened with flags, or
- * a negative errno. */
-static int open_user_dir(const char *path, uid_t user, int flags)
+/* The end of a walk: the directory that holds the last component, and its
+ * name, which is no symbolic link when it was looked at ("." when the path
+ * names a directory by "/", "." or ".." at its end). */
+struct walked {
+	int dirfd; /* O_PATH */
+	char name[256];
+};
+
+/* Resolves path, absolute or relative to dirfd, one component at a time:
+ * every link on the way, the last component included, is followed by its
+ * text with follow_link()'s rules, at most MAX_LINKS per path; directories
+ * on the way open O_PATH|O_NOFOLLOW, so that a link swapped in since the
+ * look fails.  A missing last component is no error (the caller's look at
+ * it says ENOENT).  Returns 0 with *out filled (out->dirfd to be closed),
+ * or a negative errno. */
+static int walk(int dirfd, const char *path, const struct envd_check *chk, struct walked *out)
 {
 	char buf[2 * 4096 + 2], *rest;
 	const char *name;
@@ -226,9 +230,10 @@ static int open_user_dir(const char *path, uid_t user, int flags)
 		return -ENAMETOOLONG;
 	strcpy(buf, path);
 	rest = buf;
-	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dirfd, path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	strcpy(out->name, ".");
 	for (;;) {
 		while (*rest == '/')
 			rest++;
@@ -238,22 +243,36 @@ static int open_user_dir(const char *path, uid_t user, int flags)
 		rest += strcspn(rest, "/");
 		if (*rest == '/')
 			*rest++ = '\0';
+		while (*rest == '/')
+			rest++;
 		if (strcmp(name, ".") == 0)
 			continue;
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = -errno;
+			if (r == -ENOENT && *rest == '\0' && strlen(name) < sizeof(out->name)) {
+				strcpy(out->name, name); /* the caller finds it missing */
+				r = 0;
+			}
 			break;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			r = ++links > MAX_LINKS
 			        ? -ELOOP
-			        : follow_link(fd, name, &st, user, buf, sizeof(buf), rest);
+			        : follow_link(fd, name, &st, chk, buf, sizeof(buf), rest);
 			if (r < 0)
 				break;
 			rest = buf;
-			name = buf[0] == '/' ? "/" : ".";
+			if (buf[0] != '/')
+				continue;
+			name = "/";
+		} else if (*rest == '\0' && strcmp(name, "..") != 0) {
+			if (strlen(name) >= sizeof(out->name)) {
+				r = -ENAMETOOLONG;
+				break;
+			}
+			strcpy(out->name, name); /* the last component: the caller opens it */
+			break;
 		}
-		/* O_NOFOLLOW: a link swapped in since the look fails here */
 		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0) {
 			r = -errno;
@@ -261,13 +280,47 @@ static int open_user_dir(const char *path, uid_t user, int flags)
 		}
 		close(fd);
 		fd = nfd;
+		strcpy(out->name, ".");
 	}
-	if (r == 0) {
-		r = openat(fd, ".", flags);
-		if (r < 0)
-			r = -errno;
+	if (r < 0) {
+		close(fd);
+		return r;
 	}
-	close(fd);
+	out->dirfd = fd;
+	return 0;
+}
+
+/* What a failed walk or open returns: the walk's refusals (a link on /proc,
+ * a loop, a link planted in a sticky directory, a path that is no
+ * directory, a link swapped in since the look) are refusals, -EPERM; the
+ * system's own EPERM is no refusal of ours. */
+static int walk_result(int r)
+{
+	switch (r) {
+	case -ELOOP:
+	case -EXDEV:
+	case -ENOTDIR:
+		return -EPERM;
+	case -EPERM:
+		return -EACCES;
+	default:
+		return r;
+	}
+}
+
+/* Opens path (absolute, or relative to dirfd) through walk() with flags
+ * plus O_NOFOLLOW.  Returns the descriptor or a negative errno. */
+static int walk_open(int dirfd, const char *path, const struct envd_check *chk, int flags)
+{
+	struct walked w;
+	int r = walk(dirfd, path, chk, &w);
+
+	if (r < 0)
+		return r;
+	r = openat(w.dirfd, w.name, flags | O_NOFOLLOW);
+	if (r < 0)
+		r = -errno;
+	close(w.dirfd);
 	return r;
 }
 
@@ -284,6 +337,8 @@ static const char *open_dir_reason(int r)
 		return "permission denied";
 	case ELOOP:
 		return "a /proc magic link or too many symbolic links";
+	case EMLINK:
+		return "the load's limit of symbolic link steps was reached";
 	case EXDEV:
 		return "reached through a symbolic link that another user planted in a sticky, "
 		       "world-writable directory";
@@ -301,13 +356,10 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
 {
 	int fd, r;
 
-	/* the user's side, one component at a time; the system's is root's */
-	fd = user_side ? open_user_dir(path, chk->owner_a, OPEN_FLAGS | O_DIRECTORY)
-	               : open_nomagic(AT_FDCWD, path, OPEN_FLAGS | O_DIRECTORY);
+	fd = walk_open(AT_FDCWD, path, chk, OPEN_FLAGS | O_DIRECTORY);
 	if (fd < 0) {
 		*reason = open_dir_reason(fd);
-		/* a path that is no directory is refused, as a checked one is */
-		return fd == -ENOTDIR ? -EPERM : fd == -EPERM ? -EACCES : fd;
+		return walk_result(fd);
 	}
 	r = check_dir(fd, chk, reason);
 	if (r == 0 && user_side)
@@ -389,6 +441,13 @@ static const char *open_file_reason(int r)
 		return "permission denied";
 	case ELOOP:
 		return "a /proc magic link or too many symbolic links";
+	case EMLINK:
+		return "the load's limit of symbolic link steps was reached";
+	case EXDEV:
+		return "a symbolic link that another user planted in a sticky, world-writable "
+		       "directory";
+	case ENAMETOOLONG:
+		return "a path too long";
 	case ENOMEM:
 		return "out of memory";
 	default:
@@ -399,36 +458,49 @@ static const char *open_file_reason(int r)
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
                    struct envd_arena *a, char **data, size_t *len, const char **reason)
 {
+	struct walked w;
 	struct stat st;
 	int fd, r;
 
 	*data = NULL;
 	*len = 0;
 	*reason = NULL;
-	/* Filter only: spares opening FIFOs and devices at all. */
-	if (fstatat(dirfd, name, &st, 0) < 0) {
-		if (errno == ENOENT) {
+	/* the entry's links resolved by the walk; what it names is looked at
+	 * first, a filter only: spares opening FIFOs and devices at all */
+	r = walk(dirfd, name, chk, &w);
+	if (r == -ENOENT) {
+		*reason = "dangling symbolic link";
+		return ENVD_READ_MASKS;
+	}
+	if (r < 0) {
+		*reason = open_file_reason(r);
+		return walk_result(r);
+	}
+	if (fstatat(w.dirfd, w.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = errno;
+		close(w.dirfd);
+		if (r == ENOENT) {
 			*reason = "dangling symbolic link";
-			return 0;
+			return ENVD_READ_MASKS;
 		}
-		return failed(errno, reason,
-		              errno == EACCES ? "permission denied" : "cannot be examined");
+		return failed(r, reason, r == EACCES ? "permission denied" : "cannot be examined");
 	}
-	if (S_ISDIR(st.st_mode)) {
-		*reason = "a directory";
-		return 0;
+	if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
+		close(w.dirfd);
+		*reason = S_ISDIR(st.st_mode) ? "a directory" : "/dev/null";
+		return ENVD_READ_MASKS;
 	}
-	if (is_dev_null(&st)) {
-		*reason = "/dev/null";
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode)) {
+		close(w.dirfd);
 		return refused(reason, "not a regular file");
-
-	fd = open_nomagic(dirfd, name, OPEN_FLAGS);
+	}
+	fd = openat(w.dirfd, w.name, OPEN_FLAGS | O_NOFOLLOW);
+	if (fd < 0)
+		fd = -errno;
+	close(w.dirfd);
 	if (fd < 0) {
 		*reason = open_file_reason(fd);
-		return fd == -EPERM ? -EACCES : fd;
+		return walk_result(fd);
 	}
 	if (fstat(fd, &st) < 0)
 		r = failed(errno, reason, "cannot be examined");
@@ -452,4 +524,13 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		*reason = "empty file";
 	}
 	return r;
+}
+
+int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
+                   const char **reason)
+{
+	struct envd_check chk = {owner, 0, NULL};
+	int r = envd_read_file(AT_FDCWD, path, &chk, max, NULL, data, len, reason);
+
+	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

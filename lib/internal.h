@@ -202,27 +202,45 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                         const char *value, size_t value_len);
 
+/* ---- capabilities (caps.c) ---- */
+
+/* Clear and restore the calling thread's effective capability set.  Both
+ * return 0 once the kernel reports the wanted set, else a negative errno;
+ * a clear that fails puts the set back as it was if it can. */
+int envd_caps_clear(struct envd_caps *saved);
+int envd_caps_restore(const struct envd_caps *saved);
+
 /* ---- safe file access (fileio.c) ---- */
-struct envd_check {
-	uid_t owner_a; /* allowed owners */
-	uid_t owner_b;
+
+/* What one side of a load may still spend on following symbolic links. */
+struct envd_walk {
+	size_t links_left;
+	bool links_cut; /* the budget ran out: something was not opened */
 };
 
-/* Opens a directory and checks it on the descriptor; the user side
- * (user_side) is walked one component at a time and every directory above
- * it is checked too.  Returns the descriptor, or a negative errno with
+struct envd_check {
+	uid_t owner_a; /* allowed owners; owner_a also owns links in sticky dirs */
+	uid_t owner_b;
+	struct envd_walk *walk; /* the side's link budget, or NULL: no budget */
+};
+
+/* Opens a directory, walked one component at a time, and checks it on the
+ * descriptor; for the user side (user_side) every directory above it is
+ * checked too.  Returns the descriptor, or a negative errno with
  * *reason: -ENOENT (missing), -EPERM (refused by a check: owner, mode,
- * type, file system, how it was reached), -ENOMEM, another errno (cannot
- * be opened or examined). */
+ * type, file system, how it was reached), -EMLINK (chk's link budget ran
+ * out), -ENOMEM, another errno (cannot be opened or examined). */
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
                   const char **reason);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
  * into a buffer from arena a, or a malloc'd one when a is NULL.  Returns 0
- * with the contents in *data and *len, or 0 with *data NULL when the entry
- * only masks (empty, /dev/null, a directory, a dangling link: *reason
- * says which); else a negative errno with *reason: -EPERM (refused by a
- * check), -EFBIG (over max), -ENOMEM, another errno (cannot be opened,
- * examined or read). */
+ * with the contents in *data and *len (*data NULL for an empty file),
+ * ENVD_READ_MASKS when the entry is no file to read and only masks its
+ * name (/dev/null, a directory, a dangling link: *reason says which);
+ * else a negative errno with *reason: -EPERM (refused by a
+ * check), -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM,
+ * another errno (cannot be opened, examined or read). */
+#define ENVD_READ_MASKS 1
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
                    struct envd_arena *a, char **data, size_t *len, const char **reason);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "loader.h"
@@ -36,6 +37,8 @@ void envd_limits_default(struct envd_limits *l)
 	l->depth = ENVD_MAX_DEPTH;
 	l->result_bytes = ENVD_MAX_RESULT_BYTES;
 	l->diagnostics = ENVD_MAX_DIAGNOSTICS;
+	l->link_steps = ENVD_MAX_LINK_STEPS;
+	l->window_ms = ENVD_MAX_WINDOW_MS;
 }
 
 void envd_config_init(struct envd_config *cfg)
@@ -77,12 +80,12 @@ static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 	if (r == 0 && e->data) {
 		e->status = ENVD_SCAN_READ;
 		ld->input_bytes += e->len;
-	} else if (r == 0)
+	} else if (r == 0 || r == ENVD_READ_MASKS)
 		e->status = ENVD_SCAN_MASKS;
 	else
-		e->code = r == -EPERM   ? ENVD_C_FILE_UNSAFE
-		          : r == -EFBIG ? ENVD_C_LIMIT
-		                        : ENVD_C_FILE_ERROR;
+		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
+		          : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
+		                                        : ENVD_C_FILE_ERROR;
 	return 0;
 }
 
@@ -133,13 +136,80 @@ static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_
 	return 0;
 }
 
+/* When the user side's window must close: window_ms from now.  Returns
+ * false when the clock cannot be read (the user's files are then not
+ * read: the bound could not be kept). */
+static bool window_deadline(const struct envd_limits *lim, struct timespec *until)
+{
+	if (clock_gettime(CLOCK_MONOTONIC, until) != 0)
+		return false;
+	until->tv_sec += (time_t)(lim->window_ms / 1000);
+	until->tv_nsec += (long)(lim->window_ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+	return true;
+}
+
+static bool past(const struct timespec *until)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return true;
+	return now.tv_sec > until->tv_sec ||
+	       (now.tv_sec == until->tv_sec && now.tv_nsec >= until->tv_nsec);
+}
+
+/* Reads the listed user files [first, scan.n) from fd, while the window's
+ * time lasts.  Returns 0 or -ENOMEM. */
+static int read_user_files(struct loader *ld, int fd, size_t first, const struct envd_check *chk)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	struct timespec until;
+	bool in_time = window_deadline(lim, &until);
+	size_t i, late = 0;
+	int r = 0;
+
+	for (i = first; i < ld->scan.n && r == 0; i++) {
+		struct envd_scan_entry *e = &ld->scan.v[i];
+
+		if (e->status != ENVD_SCAN_PENDING)
+			continue;
+		if (in_time && past(&until))
+			in_time = false;
+		if (!in_time) {
+			/* not read, but still its name: it masks */
+			e->status = ENVD_SCAN_SKIPPED;
+			e->code = ENVD_C_LIMIT;
+			e->reason =
+			    "not read: the time limit for reading the user's files was reached";
+			late++;
+			continue;
+		}
+		r = read_one(ld, fd, e, chk);
+	}
+	if (late > 0)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
+		           "reading the user's files took longer than %zu ms: %zu files not read",
+		           lim->window_ms, late);
+	if (chk->walk->links_cut)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
+		           "more than %zu symbolic link steps: the files behind the rest were "
+		           "not read",
+		           lim->link_steps);
+	return r;
+}
+
 /* Phase 1: the user directory, inside one privilege window.  Returns 0,
  * -ENOMEM, or -EPERM when the privileges could not be restored. */
 static int load_user(struct loader *ld)
 {
 	const struct envd_config *cfg = ld->cfg;
-	struct envd_check chk = {cfg->user_uid, 0};
-	size_t i, first = ld->scan.n;
+	struct envd_walk walk = {cfg->limits.link_steps, false};
+	struct envd_check chk = {cfg->user_uid, 0, &walk};
+	size_t first = ld->scan.n;
 	int fd, r;
 
 	if (cfg->enter_user && cfg->enter_user(cfg->priv_data) != 0) {
@@ -150,9 +220,8 @@ static int load_user(struct loader *ld)
 	r = list_dir(ld, 0, true, &chk, &fd);
 	if (fd >= 0) {
 		/* every user file wins its name: read them all now */
-		for (i = first; i < ld->scan.n && r == 0; i++)
-			if (ld->scan.v[i].status == ENVD_SCAN_PENDING)
-				r = read_one(ld, fd, &ld->scan.v[i], &chk);
+		if (r == 0)
+			r = read_user_files(ld, fd, first, &chk);
 		close(fd);
 	}
 	if (cfg->leave_user && cfg->leave_user(cfg->priv_data) != 0)
@@ -164,7 +233,7 @@ static int load_user(struct loader *ld)
  * 0 or -ENOMEM. */
 static int load_system(struct loader *ld, size_t first_dir)
 {
-	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid};
+	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid, NULL};
 	int fds[ENVD_MAX_DIRS], r = 0;
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
@@ -357,10 +426,16 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		return bad_name(ld, key, key_len);
 	h = envd_hash(name, key_len);
 	if (!has_value) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, name,
-		           "%s= has no value and sets nothing (environment.d cannot set an "
-		           "empty value, nor unset one)",
-		           name);
+		/* "WORD=" may be a pasted secret with one '=' of padding: only
+		 * what describe_key shows of a bad name is shown of it */
+		char shown[SHOWN_PREFIX + 1];
+
+		describe_key(shown, key, key_len);
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, shown,
+		           "%s%s= has no value and sets nothing (environment.d cannot set an "
+		           "empty value, nor unset one)%s",
+		           shown, key_len > SHOWN_PREFIX ? "..." : "",
+		           key_len > SHOWN_PREFIX ? "; the name's rest is not shown" : "");
 		return 0;
 	}
 	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {

@@ -35,32 +35,18 @@ void pe_options_free(struct pe_options *opt);
 /* Whether argv names the cleanup instance, without parsing the rest. */
 bool pe_options_cleanup(int argc, const char **argv);
 
-#define PE_SAVED_GROUPS        64 /* supplementary groups of root remembered for checks */
-#define PE_WINDOW_WAIT_SECONDS 10 /* longest wait for another thread's window */
-
-/* Privilege window around the engine's reads of the user directory
- * (privilege.c).  Lives on the caller's stack. */
+/* The module's backend of the privilege window (privilege.c, over
+ * lib/window.c).  Lives on the caller's stack. */
 struct pe_priv {
 	pam_handle_t *pamh;
 	const struct passwd *pw;
 	bool debug;
-	bool dropped;      /* between a successful enter and leave */
-	bool broken;       /* a regain failed: the process is not itself any more */
-	bool caps_cleared; /* the effective capabilities are off (caps) */
-	struct envd_caps caps;
-	uid_t fsuid_before; /* the identity to come back to */
-	gid_t fsgid_before;
-	int ngroups_before;
-	gid_t groups_before[PE_SAVED_GROUPS]; /* root's, when ngroups_before fits */
+	struct envd_window win; /* envd_config's priv_data */
+	struct envd_window_backend backend;
 	gid_t grplist[PAM_MODUTIL_NGROUPS];
 	struct pam_modutil_privs privs;
 };
 void pe_priv_init(struct pe_priv *priv, pam_handle_t *pamh, const struct passwd *pw, bool debug);
-int pe_priv_enter(void *data); /* envd_priv_fn: 0 when the user side may be read */
-int pe_priv_leave(void *data); /* envd_priv_fn: 0, or -1 when regaining failed */
-/* Regains privileges if they are still dropped.  Returns 0, or -1 when the
- * process could not be restored at some point (the caller fails closed). */
-int pe_priv_finish(struct pe_priv *priv);
 
 /* Diagnostics to syslog. */
 struct pe_log {

@@ -5,7 +5,7 @@
  * user's and the system's environment.d directories through envd_load(),
  * the same function `envd show` uses, and writes the variables the files
  * assign with pam_putenv(), at most once per PAM handle.  The threat model
- * and the privilege window are in privilege.c.
+ * and the privilege window are in lib/window.c.
  *
  * The PAM environment is not the user's session alone: Linux-PAM runs the
  * close_session hooks top to bottom on the same environment, so every
@@ -284,12 +284,12 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.diag = pe_log_diag;
 	cfg.diag_data = &log;
 	cfg.diag_level = opt.debug ? ENVD_DEBUG : ENVD_WARNING; /* what pe_log_diag sends */
-	cfg.enter_user = pe_priv_enter;
-	cfg.leave_user = pe_priv_leave;
-	cfg.priv_data = &priv;
+	cfg.enter_user = envd_window_enter;
+	cfg.leave_user = envd_window_leave;
+	cfg.priv_data = &priv.win;
 
 	r = envd_load(&cfg, &res);
-	if (pe_priv_finish(&priv) != 0 || r == -EPERM) {
+	if (envd_window_finish(&priv.win) != 0 || r == -EPERM) {
 		pam_syslog(pamh, LOG_CRIT, "privileges not restored; failing the session");
 		rc = PAM_SYSTEM_ERR;
 		goto out;

@@ -17,12 +17,13 @@
 #include "privs.h"
 #include "import.h"
 #include "reapply.h"
+#include "audit.h"
 
 extern char **environ;
 
 enum { EXIT_OK = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
-enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT };
+enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT, CMD_AUDIT };
 
 struct opts {
 	enum command cmd;
@@ -31,7 +32,11 @@ struct opts {
 	int verbose; /* -1 quiet, 0 default, 1 notices, 2 debug */
 	const char *root, *user_dir, *default_path, *user;
 	const char *allow, *deny, *only;
-	const char *reapply; /* show --reapply=NAMES */
+	const char *reapply;   /* show --reapply=NAMES */
+	const char *as;        /* import-pam-environment --as=USER */
+	const char *pam_dir;   /* audit --pam-dir=DIR */
+	char *const *services; /* audit's operands */
+	size_t n_services;
 };
 
 struct diag_state {
@@ -42,7 +47,8 @@ struct diag_state {
 
 static const char usage_text[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
-    "  or:  envd [-q] import-pam-environment [FILE]\n"
+    "  or:  envd [-q] import-pam-environment [--as=USER] [FILE]\n"
+    "  or:  envd [--pam-dir=DIR] [--format=json] audit [SERVICE]...\n"
     "Show, explain and lint the environment that pam_envd gives a login of USER\n"
     "(default: the caller) from the environment.d directories.\n"
     "\n"
@@ -52,7 +58,13 @@ static const char usage_text[] =
     "  files    list the files in effect, in order, and those masked or skipped\n"
     "  import-pam-environment  print FILE (default ~/.pam_environment) as an\n"
     "           environment.d file, with a comment on each line it cannot\n"
-    "           translate exactly\n"
+    "           translate exactly; FILE is read with the rights of --as=USER\n"
+    "           (root only; as root the default is nobody's for a FILE)\n"
+    "  audit    check the PAM configuration: every module that runs a program\n"
+    "           able to see the user's values (after pam_envd at open, before\n"
+    "           its cleanup instance at close), and a missing or misplaced\n"
+    "           cleanup instance; one line per finding, SERVICE: ok for a\n"
+    "           service without any, exit 1 if any\n"
     "\n"
     "Options:\n"
     "  -f, --format=FMT     show: env (NAME=VALUE), shell (export NAME='VALUE'),\n"
@@ -79,6 +91,7 @@ static const char usage_text[] =
     "                       that value is not already the files' result over some\n"
     "                       value; implies --inherit (for login shells:\n"
     "                       eval \"$(envd -q show --reapply=PATH --format=shell)\")\n"
+    "      --pam-dir=DIR    audit: read DIR instead of /etc/pam.d\n"
     "  -q, --quiet          no diagnostics on stderr\n"
     "  -v, --verbose        also notices (masked files); twice: tracing\n"
     "  -h, --help           this text\n"
@@ -88,7 +101,7 @@ static const char usage_text[] =
     "USER, LOGNAME and SHELL from the passwd entry and the default PATH.\n"
     "Diagnostics go to stderr; stdout holds only the requested output.\n"
     "\n"
-    "Exit status: 0 success; 1 check reported something; 2 usage error;\n"
+    "Exit status: 0 success; 1 check or audit reported something; 2 usage error;\n"
     "3 failure (unknown user, out of memory).\n";
 
 static const char *sev_name(enum envd_severity s)
@@ -147,7 +160,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_ALLOW,
 		O_DENY,
 		O_ONLY,
-		O_REAPPLY
+		O_REAPPLY,
+		O_AS,
+		O_PAM_DIR
 	};
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -163,6 +178,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"user-deny", required_argument, NULL, O_DENY},
 	    {"user-only", required_argument, NULL, O_ONLY},
 	    {"reapply", required_argument, NULL, O_REAPPLY},
+	    {"as", required_argument, NULL, O_AS},
+	    {"pam-dir", required_argument, NULL, O_PAM_DIR},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -217,6 +234,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->reapply = optarg;
 			o->inherit = true;
 			break;
+		case O_AS:
+			o->as = optarg;
+			break;
+		case O_PAM_DIR:
+			o->pam_dir = optarg;
+			break;
 		case 'q':
 			o->verbose = -1;
 			break;
@@ -247,14 +270,29 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = CMD_FILES;
 	else if (strcmp(cmd, "import-pam-environment") == 0)
 		o->cmd = CMD_IMPORT; /* its operand is a FILE, kept in o->user */
-	else
+	else if (strcmp(cmd, "audit") == 0) {
+		o->cmd = CMD_AUDIT; /* any number of SERVICE operands */
+		o->services = argv + optind;
+		o->n_services = (size_t)(argc - optind);
+		if (o->format != FORMAT_ENV && o->format != FORMAT_JSON)
+			return usage_error("audit's formats are env (lines) and json", NULL);
+		if (o->explain || o->reapply || o->root || o->user_dir || o->no_user ||
+		    o->inherit || o->no_overwrite || o->no_expand || o->allow || o->deny ||
+		    o->only || o->as)
+			return usage_error("audit takes --pam-dir, --format, -q and -v only", NULL);
+		return EXIT_OK;
+	} else
 		return usage_error("unknown command", cmd);
+	if (o->pam_dir)
+		return usage_error("--pam-dir goes with audit", NULL);
 	if (optind < argc)
 		o->user = argv[optind++];
 	if (optind < argc)
 		return usage_error("too many arguments", argv[optind]);
 	if (o->explain && (o->format == FORMAT_SHELL || o->format == FORMAT_NUL))
 		return usage_error("--explain goes with --format=env or json", NULL);
+	if (o->as && o->cmd != CMD_IMPORT)
+		return usage_error("--as goes with import-pam-environment", NULL);
 	if (o->reapply && (o->cmd != CMD_SHOW || o->explain))
 		return usage_error("--reapply goes with show, without --explain", NULL);
 	if (o->user_dir && o->user_dir[0] != '/')
@@ -360,12 +398,10 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	}
 	rn->cfg.policy = rn->policy;
 
-	rn->privs.uid = pw->pw_uid;
-	rn->privs.gid = pw->pw_gid;
-	rn->privs.user = pw->pw_name;
-	rn->cfg.enter_user = privs_enter;
-	rn->cfg.leave_user = privs_leave;
-	rn->cfg.priv_data = &rn->privs;
+	privs_init(&rn->privs, pw, &rn->ds.verbose);
+	rn->cfg.enter_user = envd_window_enter;
+	rn->cfg.leave_user = envd_window_leave;
+	rn->cfg.priv_data = &rn->privs.win;
 	return EXIT_OK;
 }
 
@@ -382,7 +418,20 @@ int main(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return rc;
 	if (o.cmd == CMD_IMPORT)
-		return import_pam_environment(o.user, o.verbose < 0, stdout);
+		return import_pam_environment(o.user, o.as, o.verbose < 0, stdout);
+	if (o.cmd == CMD_AUDIT) {
+		struct audit_opts ao = {.pam_dir = o.pam_dir,
+		                        .json = o.format == FORMAT_JSON,
+		                        .services = o.services,
+		                        .n_services = o.n_services};
+
+		rc = audit_run(&ao, stdout);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "envd: write error\n");
+			rc = EXIT_FAIL;
+		}
+		return rc;
+	}
 	pw = find_user(o.user);
 	if (!pw) {
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");
@@ -400,7 +449,12 @@ int main(int argc, char **argv)
 		rc = setup(&rn, &o, pw, &ra);
 	if (rc == EXIT_OK) {
 		r = envd_load(&rn.cfg, &res);
-		if (r < 0) {
+		if (envd_window_finish(&rn.privs.win) != 0 && r >= 0)
+			r = -EPERM; /* fail closed, as the module does */
+		if (r == -EPERM) {
+			fputs("envd: privileges not restored: nothing shown\n", stderr);
+			rc = EXIT_FAIL;
+		} else if (r < 0) {
 			fprintf(stderr, "envd: loading failed: %s\n", strerror(-r));
 			rc = EXIT_FAIL;
 		}

@@ -19,6 +19,7 @@
 #include "envd.h"
 #include "import.h"
 #include "pamenv.h"
+#include "privs.h"
 
 #define MAX_CHAIN_REFS 8u /* ${A}${B}... in an OVERRIDE= with a DEFAULT= */
 #define NOTE_PREFIX    "# envd: "
@@ -638,13 +639,10 @@ static void put_header(FILE *out, const char *file)
 	      out);
 }
 
-static int default_file(struct str *path)
+static int default_file(const struct passwd *pw, struct str *path)
 {
-	/* cppcheck-suppress getpwuidCalled ; envd has one thread */
-	struct passwd *pw = getpwuid(getuid());
-
-	if (!pw || !pw->pw_dir) {
-		fprintf(stderr, "envd: no passwd entry for uid %u\n", (unsigned)getuid());
+	if (!pw->pw_dir || pw->pw_dir[0] != '/') {
+		fprintf(stderr, "envd: %s has no home directory\n", pw->pw_name);
 		return -1;
 	}
 	str_adds(path, pw->pw_dir);
@@ -652,11 +650,68 @@ static int default_file(struct str *path)
 	return path->oom ? -1 : 0;
 }
 
-static const char *read_error(int r)
+static void say_read_error(const char *file, int r, const char *reason)
 {
-	return r == -EINVAL  ? "not a regular file"
-	       : r == -EFBIG ? "larger than 1 MiB"
-	                     : strerror(-r);
+	fprintf(stderr, "envd: %s: ", file);
+	if (r == -EFBIG)
+		fputs("larger than 1 MiB", stderr);
+	else if (r == -EINVAL)
+		fprintf(stderr, "not a regular file (%s)", reason ? reason : "?");
+	else
+		fputs(reason ? reason : strerror(-r), stderr);
+}
+
+/* Whose rights read the file: --as=USER; without it the caller's, and as
+ * root, root's own ~/.pam_environment or, for a FILE, nobody's: root never
+ * reads a file someone else can point anywhere with root's rights (a
+ * ~/.pam_environment linked to /etc/shadow).  NULL, with a message, when
+ * that user cannot be had. */
+static struct passwd *reader_of(const char *file, const char *as)
+{
+	struct passwd *pw;
+	uid_t me = getuid();
+
+	if (as == NULL)
+		as = geteuid() != 0 || file == NULL || strcmp(file, "-") == 0 ? NULL : "nobody";
+	/* cppcheck-suppress [getpwnamCalled,getpwuidCalled] ; envd has one thread */
+	pw = as ? getpwnam(as) : getpwuid(me);
+	if (!pw) {
+		fprintf(stderr, "envd: %s: no such user\n", as ? as : "(caller)");
+		return NULL;
+	}
+	if (geteuid() != 0 && pw->pw_uid != me) {
+		fprintf(stderr, "envd: --as=%s: only root reads with another user's rights\n", as);
+		return NULL;
+	}
+	return pw;
+}
+
+/* The file into buf, read within the privilege window (lib/window.c) as
+ * pw's user.  Returns 0, 3 when it cannot be read (said), or -1 when the
+ * window could not be closed (said: fail). */
+static int read_as(const char *file, const struct passwd *pw, const char *as, struct str *buf)
+{
+	struct privs privs;
+	const char *reason = NULL;
+	int verbose = 0, r, rc = 0;
+
+	privs_init(&privs, pw, &verbose);
+	if (envd_window_enter(&privs.win) != 0) {
+		(void)envd_window_finish(&privs.win);
+		return privs.win.broken ? -1 : 3;
+	}
+	r = read_file(file, pw->pw_uid, buf, &reason);
+	if (envd_window_leave(&privs.win) != 0 || envd_window_finish(&privs.win) != 0)
+		return -1;
+	if (r < 0) {
+		say_read_error(file, r, reason);
+		if (geteuid() == 0 && as == NULL && (r == -EACCES || r == -EPERM))
+			fprintf(stderr, " (read as %s; name the file's owner with --as=USER)",
+			        pw->pw_name);
+		fputc('\n', stderr);
+		rc = 3;
+	}
+	return rc;
 }
 
 static void summary(const struct ctx *c, bool quiet)
@@ -669,21 +724,24 @@ static void summary(const struct ctx *c, bool quiet)
 	        c->n_untranslated, c->n_inexact);
 }
 
-int import_pam_environment(const char *file, bool quiet, FILE *out)
+int import_pam_environment(const char *file, const char *as, bool quiet, FILE *out)
 {
 	struct str buf = {0}, path = {0};
 	struct ctx c = {.out = out};
+	struct passwd *pw = reader_of(file, as);
 	int rc = 3, r;
 
-	if (!file && default_file(&path) < 0)
+	if (!pw)
+		goto out;
+	if (!file && default_file(pw, &path) < 0)
 		goto out;
 	if (!file)
 		file = path.p;
-	r = read_file(file, &buf);
-	if (r < 0) {
-		fprintf(stderr, "envd: %s: %s\n", file, read_error(r));
+	r = read_as(file, pw, as, &buf);
+	if (r < 0)
+		fprintf(stderr, "envd: privileges not restored after reading %s\n", file);
+	if (r != 0)
 		goto out;
-	}
 	c.policy = envd_policy_new(true);
 	if (!c.policy)
 		goto oom;

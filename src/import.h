@@ -6,10 +6,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Translates file (NULL: the caller's ~/.pam_environment from the passwd
- * entry; "-": standard input) and prints the result on out.  Unless quiet, a
- * one-line summary goes to stderr when some line could not be translated
- * exactly.  Returns 0, or 3 when the file cannot be read or memory runs out. */
-int import_pam_environment(const char *file, bool quiet, FILE *out);
+/* Translates file (NULL: the ~/.pam_environment of as, or of the caller;
+ * "-": standard input) and prints the result on out.  The file is read
+ * with the rights of as (a user name; only root may name another user),
+ * by default the caller's, and as root nobody's for a named file: within
+ * the privilege window the module uses, its links walked as envd_load
+ * walks them.  Unless quiet, a one-line summary goes to stderr when some
+ * line could not be translated exactly.  Returns 0, or 3 when the file
+ * cannot be read, memory runs out or privileges could not be restored. */
+int import_pam_environment(const char *file, const char *as, bool quiet, FILE *out);
 
 #endif

@@ -48,6 +48,55 @@ static void shell_quote(FILE *out, const char *s, size_t n)
 	fputc('\'', out);
 }
 
+/* Whether byte i of s (n bytes) starts a control character: C0, DEL, or
+ * a C1 control in UTF-8 (U+0080..U+009F, which terminals obey too). */
+static bool control_at(const char *s, size_t n, size_t i)
+{
+	unsigned char c = (unsigned char)s[i];
+
+	return c < 0x20 || c == 0x7f ||
+	       (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+	        (unsigned char)s[i + 1] < 0xa0);
+}
+
+/* A value in env format: as it is, unless it holds a control character
+ * (or could be taken for the quoting below): then $'...' with C escapes,
+ * as `systemctl show-environment` prints it, so that a value can neither
+ * forge a line (a newline and "LD_PRELOAD=...") nor drive the reader's
+ * terminal.  Every other byte is printed as it is. */
+static void env_value(FILE *out, const char *s, size_t n)
+{
+	bool quote = n >= 2 && s[0] == '$' && s[1] == '\'';
+	size_t i;
+
+	for (i = 0; i < n && !quote; i++)
+		quote = control_at(s, n, i);
+	if (!quote) {
+		fwrite(s, 1, n, out);
+		return;
+	}
+	fputs("$'", out);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\\' || c == '\'')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c == '\r')
+			fputs("\\r", out);
+		else if (control_at(s, n, i)) {
+			fprintf(out, "\\x%02x", c);
+			if (c == 0xc2)
+				fprintf(out, "\\x%02x", (unsigned char)s[++i]);
+		} else
+			fputc(c, out);
+	}
+	fputc('\'', out);
+}
+
 /* Length of the character at s (n bytes left) when it is valid UTF-8 and
  * not a C1 control, else 0. */
 static size_t utf8_char(const char *s, size_t n)
@@ -138,6 +187,11 @@ static void json_cstr(FILE *out, const char *s)
 		fputs("null", out);
 }
 
+void print_json_text(FILE *out, const char *s)
+{
+	json_cstr(out, s);
+}
+
 static void print_json_explained(FILE *out, const struct envd_result *res)
 {
 	size_t i, n = envd_result_count(res);
@@ -206,7 +260,7 @@ void print_var(FILE *out, enum out_format f, bool first, const char *name, const
 	switch (f) {
 	case FORMAT_ENV:
 		fprintf(out, "%s=", name);
-		fwrite(value, 1, len, out);
+		env_value(out, value, len);
 		fputc('\n', out);
 		break;
 	case FORMAT_NUL:

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "envd.h"
 #include "pamenv.h"
 
 #define IMPORT_MAX (1024u * 1024u) /* bytes read from the file */
@@ -95,25 +96,23 @@ static int read_all(int fd, struct str *buf)
 	}
 }
 
-int read_file(const char *path, struct str *buf)
+int read_file(const char *path, uid_t reader, struct str *buf, const char **reason)
 {
-	struct stat st;
-	int fd, r;
+	char *data = NULL;
+	size_t len = 0;
+	int r;
 
+	*reason = NULL;
 	if (strcmp(path, "-") == 0)
 		return read_all(STDIN_FILENO, buf);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
-	else if (st.st_size > (off_t)IMPORT_MAX)
-		r = -EFBIG;
-	else
-		r = read_all(fd, buf);
-	close(fd);
+	r = envd_read_path(path, reader, IMPORT_MAX, &data, &len, reason);
+	if (r == 0 && data != NULL) {
+		str_add(buf, data, len);
+		explicit_bzero(data, len);
+		free(data);
+		if (buf->oom)
+			r = -ENOMEM;
+	}
 	return r;
 }
 

@@ -1,69 +1,83 @@
-/* privs.c - switch the file-system identity to a user and back.
+/* privs.c - envd's backend of the privilege window (lib/window.c).
  *
- * Only used when envd runs as root for another user: then, like the module,
- * it must never open anything on the user's side with root's rights.
- * setfsuid/setfsgid change the identity used for file access only; the
- * supplementary groups are switched as well (CVE-2010-3430/3431 were
- * incomplete drops), and the effective capabilities are cleared (with
- * CAP_SYS_PTRACE, /proc/PID/cwd of any process opens; see SECURITY.md).
- * Each change is verified. */
+ * Only at work when envd runs as root for another user: then, like the
+ * module, it must never open anything on the user's side with root's
+ * rights.  The ids are switched with setgroups (the user's whole list),
+ * setfsgid and setfsuid, the identity used for file access only; the lock,
+ * the capabilities and every check of the kernel's answers are the
+ * window's, the same as the module's. */
 #include "config.h"
 
 #include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/fsuid.h>
 #include <unistd.h>
 
 #include "privs.h"
 
+static bool nothing_to_switch(const struct envd_window *w)
+{
+	return geteuid() != 0 || w->uid == 0;
+}
+
+/* setfsuid and setfsgid return the previous id: calling them again with
+ * the same id tells whether the first call took. */
 static int set_fs_ids(uid_t uid, gid_t gid)
 {
 	setfsgid(gid);
 	setfsuid(uid);
-	/* the calls return the previous id: calling again tells the current */
 	if ((gid_t)setfsgid(gid) != gid || (uid_t)setfsuid(uid) != uid)
 		return -1;
 	return 0;
 }
 
-int privs_enter(void *data)
+static int regain(struct envd_window *w, void *ctx)
 {
-	struct privs *p = data;
-	gid_t groups[256];
-	int n = 256;
+	int r;
 
-	if (geteuid() != 0 || p->uid == 0)
+	if (nothing_to_switch(w))
 		return 0;
-	p->nsaved = getgroups(256, p->saved_groups);
-	if (p->nsaved < 0)
+	r = set_fs_ids(w->fsuid_before, w->fsgid_before);
+	if (setgroups((size_t)w->ngroups_before, w->groups_before) < 0)
+		r = -1;
+	return r;
+}
+
+static int drop(struct envd_window *w, void *ctx)
+{
+	gid_t *groups = NULL;
+	int n;
+
+	if (nothing_to_switch(w))
+		return 0;
+	n = envd_user_groups(w->user, w->gid, &groups);
+	if (n < 0)
 		return -1;
-	if (getgrouplist(p->user, p->gid, groups, &n) < 0)
-		n = 0;
-	if (n == 0) {
-		groups[0] = p->gid;
-		n = 1;
+	if (setgroups((size_t)n, groups) < 0) {
+		free(groups);
+		return -1;
 	}
-	if (setgroups((size_t)n, groups) < 0)
-		return -1;
-	if (set_fs_ids(p->uid, p->gid) < 0 || envd_caps_clear(&p->caps) < 0) {
-		(void)set_fs_ids(0, 0);
-		(void)setgroups((size_t)p->nsaved, p->saved_groups);
+	free(groups);
+	if (set_fs_ids(w->uid, w->gid) < 0) {
+		(void)regain(w, ctx);
 		return -1;
 	}
-	p->active = 1;
 	return 0;
 }
 
-int privs_leave(void *data)
+static void report(enum envd_severity sev, bool fatal, const char *msg, void *data)
 {
-	struct privs *p = data;
+	const int *verbose = data;
 
-	if (!p->active)
-		return 0;
-	p->active = 0;
-	/* capabilities first: setgroups needs CAP_SETGID */
-	if (envd_caps_restore(&p->caps) < 0 || set_fs_ids(geteuid(), getegid()) < 0)
-		return -1;
-	if (setgroups((size_t)p->nsaved, p->saved_groups) < 0)
-		return -1;
-	return 0;
+	if (fatal || sev != ENVD_DEBUG || *verbose >= 2)
+		fprintf(stderr, "envd: %s\n", msg);
+}
+
+void privs_init(struct privs *p, const struct passwd *pw, const int *verbose)
+{
+	p->backend = (struct envd_window_backend){.drop = drop, .regain = regain, .ctx = p};
+	envd_window_init(&p->win, &p->backend, pw->pw_uid, pw->pw_gid, pw->pw_name);
+	p->win.report = report;
+	p->win.report_data = (void *)verbose;
 }

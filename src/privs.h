@@ -1,24 +1,19 @@
-/* privs.h - envd run as root reads a user's files with the user's rights. */
+/* privs.h - envd run as root reads a user's files with the user's rights,
+ * through the privilege window the module uses (lib/window.c). */
 #ifndef ENVD_PRIVS_H
 #define ENVD_PRIVS_H
 
 #include <pwd.h>
-#include <sys/types.h>
 
 #include "envd.h"
 
 struct privs {
-	uid_t uid;
-	gid_t gid;
-	const char *user;
-	gid_t saved_groups[256];
-	int nsaved;
-	int active; /* 1 while switched */
-	struct envd_caps caps;
+	struct envd_window win; /* envd_config's priv_data */
+	struct envd_window_backend backend;
 };
 
-/* Hooks for envd_config.enter_user/leave_user; data is a struct privs. */
-int privs_enter(void *data);
-int privs_leave(void *data);
+/* Sets up the window for pw's user; verbose (envd's -v count, read when
+ * the window has something to say) decides whether its debug line shows. */
+void privs_init(struct privs *p, const struct passwd *pw, const int *verbose);
 
 #endif

@@ -273,15 +273,48 @@ if [ -z "$bad" ]; then pass "nul: each name and value read back identical"; else
 	fail "nul: each name and value read back identical" "differ:$bad"
 fi
 
-# env: NAME=VALUE lines, the value raw
+# env: NAME=VALUE lines, the value raw unless it holds a control
+# character: then $'...' with C escapes (systemctl show-environment's
+# form), which bash reads back byte-identical; no raw control byte, one
+# line per variable
 fe show
 expect_rc "show (default format env)" 0
+cp "$T/out" "$F/env"
 expected_env=
-for i in "${!exp_names[@]}"; do expected_env+="${exp_names[$i]}=${exp_values[$i]}"$'\n'; done
+for i in "${!exp_names[@]}"; do
+	case ${exp_names[$i]} in
+	CTRL) expected_env+='CTRL=$'"'"'a\tb\x1b[1mc\x01d'"'"$'\n' ;;
+	DEL) expected_env+='DEL=$'"'"'x\x7fy'"'"$'\n' ;;
+	NL | TRAILNL | LEADNL) expected_env+="${exp_names[$i]}=$(printf '%q' "${exp_values[$i]}")"$'\n' ;;
+	*) expected_env+="${exp_names[$i]}=${exp_values[$i]}"$'\n' ;;
+	esac
+done
 expect_out "show (env)" "$expected_env"
 expect_no_err "show (env)"
 fe show -f env
 expect_out "show -f env" "$expected_env"
+ok "env: one line per variable" test "$(wc -l <"$F/env")" -eq "${#exp_names[@]}"
+ok "env: no raw control byte (a newline forges no line, no escape reaches a terminal)" \
+	test "$(LC_ALL=C tr -d '\n' <"$F/env" | LC_ALL=C tr -d '\040-\176\200-\377' | wc -c)" -eq 0
+bad=
+i=0
+while IFS= read -r line; do
+	v=${line#*=}
+	case $v in \$\'*) eval "v=$v" ;; esac
+	[ "${line%%=*}" = "${exp_names[$i]}" ] && [ "$v" = "${exp_values[$i]}" ] || bad="$bad ${exp_names[$i]}"
+	i=$((i + 1))
+done <"$F/env"
+if [ -z "$bad" ]; then pass "env: each value read back identical (bash for the quoted ones)"; else
+	fail "env: each value read back identical (bash for the quoted ones)" "differ:$bad"
+fi
+printf 'FORGE="x\nLD_PRELOAD=/tmp/evil.so"\nLOOKS=$'"'"'quoted'"'"'\n' >"$F/u/30-forge.conf"
+fe show
+ok "env: a value with a newline forges no LD_PRELOAD= line" \
+	grep -qx "FORGE=\$'x\\\\nLD_PRELOAD=/tmp/evil.so'" "$T/out"
+ok "env: nor any line of its own" sh -c '! grep -q "^LD_PRELOAD=" "$1"' sh "$T/out"
+ok "env: a value that starts like the quoting is quoted itself" \
+	grep -qx "LOOKS=\$'\\\$\\\\'quoted\\\\''" "$T/out"
+rm -f "$F/u/30-forge.conf"
 
 # shell: eval'ed back in each shell, the values come out byte-identical and
 # nothing in them runs
@@ -1024,6 +1057,45 @@ skipped $S/r/etc/environment.d/50-sys.conf (permission denied)
 "
 		else
 			skip "the user themselves (cannot run $ENVD as $tmp_user)"
+		fi
+		# envd's window is the module's (lib/window.c): root's groups,
+		# however many, come back; a restore the kernel does not confirm
+		# fails closed and prints nothing
+		if have setpriv; then
+			setpriv --groups="$(seq -s, 70000 70299)" "$ENVD" --root="$S/r" show "$tmp_user" \
+				>"$T/out" 2>"$T/err"
+			rc=$?
+			expect_rc "root with 300 supplementary groups, show USER" 0
+			expect_out "root with 300 supplementary groups: the user's files read" "$tu_out"
+		fi
+		if [ -z "$VGT" ] && have "${CC:-cc}"; then
+			cat >"$T/keep-groups.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <grp.h>
+/* the second setgroups, envd's restore of root's groups, says done but
+ * changes nothing */
+int setgroups(size_t n, const gid_t *list)
+{
+	static int (*real)(size_t, const gid_t *);
+	static int calls;
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "setgroups");
+	if (++calls == 2)
+		return 0;
+	return real(n, list);
+}
+EOF
+			if "${CC:-cc}" -shared -fPIC -o "$T/keep-groups.so" "$T/keep-groups.c" 2>/dev/null; then
+				e_env LD_PRELOAD="$T/keep-groups.so" ASAN_OPTIONS=verify_asan_link_order=0 -- \
+					--root="$S/r" show "$tmp_user"
+				expect_rc "root, groups not restored: fails closed" 3
+				expect_out "root, groups not restored: nothing printed" ""
+				expect_err_has "root, groups not restored: said" "envd: cannot restore privileges after reading the user's files"
+			else
+				skip "groups not restored (no shared object could be built)"
+			fi
 		fi
 	fi
 fi

@@ -23,6 +23,7 @@ ENVD=${ENVD:-${top_builddir:-.}/src/envd}
 fails=0
 passes=0
 gen=$(mktemp -d /tmp/envd-import.XXXXXX)
+me=$(id -un)
 trap 'rm -rf "$gen"' EXIT
 
 ok() {
@@ -60,7 +61,7 @@ gen_fixtures "$gen"
 
 # --- 1. the translations --------------------------------------------------------
 translate() { # FIXTURE: the translation, made from the fixture's directory
-	(cd "$(dirname "$1")" && "$ENVD" -q import-pam-environment "$(basename "$1")")
+	(cd "$(dirname "$1")" && "$ENVD" -q import-pam-environment --as="$me" "$(basename "$1")")
 }
 
 for f in "${fixtures[@]}"; do
@@ -85,17 +86,17 @@ expect_rc() { # DESC RC CMD...
 	"$@" >"$gen/out" 2>"$gen/err" || rc=$?
 	if [ "$rc" = "$want" ]; then ok "$d (exit $rc)"; else bad "$d: exit $rc, wanted $want"; fi
 }
-expect_rc "a missing file" 3 "$ENVD" import-pam-environment "$gen/none"
-expect_rc "a directory" 3 "$ENVD" import-pam-environment "$gen"
+expect_rc "a missing file" 3 "$ENVD" import-pam-environment --as="$me" "$gen/none"
+expect_rc "a directory" 3 "$ENVD" import-pam-environment --as="$me" "$gen"
 if grep -q "not a regular file" "$gen/err"; then
 	ok "a directory: said so"
 else
 	bad "a directory: $(cat "$gen/err")"
 fi
 mkfifo "$gen/fifo"
-expect_rc "a FIFO, without hanging" 3 timeout 10 "$ENVD" import-pam-environment "$gen/fifo"
+expect_rc "a FIFO, without hanging" 3 timeout 10 "$ENVD" import-pam-environment --as="$me" "$gen/fifo"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$gen/big"
-expect_rc "a file over 1 MiB" 3 "$ENVD" import-pam-environment "$gen/big"
+expect_rc "a file over 1 MiB" 3 "$ENVD" import-pam-environment --as="$me" "$gen/big"
 expect_rc "two operands" 2 "$ENVD" import-pam-environment a b
 expect_rc "standard input" 0 "$ENVD" -q import-pam-environment - <"$dir/locale.pam_environment"
 if diff <(tail -n +2 "$gen/out") <(tail -n +2 "$gen/locale.conf") >/dev/null; then
@@ -103,7 +104,7 @@ if diff <(tail -n +2 "$gen/out") <(tail -n +2 "$gen/locale.conf") >/dev/null; th
 else
 	bad "standard input: another translation"
 fi
-expect_rc "a summary on stderr" 0 "$ENVD" import-pam-environment "$dir/quirks.pam_environment"
+expect_rc "a summary on stderr" 0 "$ENVD" import-pam-environment --as="$me" "$dir/quirks.pam_environment"
 if grep -q 'not translated' "$gen/err"; then
 	ok "the summary names the lines"
 else
@@ -251,7 +252,7 @@ compared=0
 for f in "${fixtures[@]}"; do
 	name=$(basename "$f" .pam_environment)
 	tr=$E2E_TMP/gen/$name.conf
-	(cd "$(dirname "$f")" && "$ENVD" -q import-pam-environment "$(basename "$f")") >"$tr"
+	(cd "$(dirname "$f")" && "$ENVD" -q import-pam-environment --as="$me" "$(basename "$f")") >"$tr"
 	stops=no
 	grep -q '^# envd: ignored by pam_env: pam_env stops at line' "$tr" && stops=yes
 	for b in login bare empty; do
@@ -327,6 +328,49 @@ if as "$u" "$ENVD" -q import-pam-environment >"$E2E_TMP/default.conf" 2>"$E2E_TM
 	fi
 else
 	fail "without FILE: $(cat "$E2E_TMP/default.err")"
+fi
+
+# --- as root: the file is read with a user's rights, never root's ---------
+# A user's ~/.pam_environment linked to /etc/shadow, or to a file below a
+# 0700 directory through /proc/self/cwd (a process may always follow its
+# own magic links): root converting it must show none of it.
+secret_dir=$E2E_TMP/root-only
+mkdir -p "$secret_dir"
+chmod 700 "$secret_dir"
+printf 'ROOT_SECRET=r00t-only\n' >"$secret_dir/secret"
+chmod 644 "$secret_dir/secret"
+for target in /etc/shadow /proc/self/cwd/secret; do
+	ln -sfn "$target" "$h/.pam_environment"
+	chown -h "$u:" "$h/.pam_environment"
+	for how in default --as="$u"; do
+		args=()
+		[ "$how" = default ] || args=("$how")
+		rc=0
+		(cd "$secret_dir" && "$ENVD" import-pam-environment "${args[@]}" "$h/.pam_environment") \
+			>"$E2E_TMP/leak.out" 2>"$E2E_TMP/leak.err" || rc=$?
+		if [ "$rc" = 3 ] && ! grep -qE 'root:|r00t-only' "$E2E_TMP/leak.out" "$E2E_TMP/leak.err"; then
+			pass "as root ($how): a link to $target is not read ($(head -c 120 "$E2E_TMP/leak.err"))"
+		else
+			fail "as root ($how): a link to $target: exit $rc, output: $(head -c 200 "$E2E_TMP/leak.out")"
+		fi
+	done
+done
+# the user's own file, named or by --as alone, converts as the user
+install -o "$u" -g "$(id -g "$u")" -m 644 "$dir/xdg.pam_environment" "$h/.pam_environment.real"
+ln -sfn .pam_environment.real "$h/.pam_environment"
+chown -h "$u:" "$h/.pam_environment"
+if "$ENVD" -q import-pam-environment --as="$u" >"$E2E_TMP/as.conf" 2>"$E2E_TMP/as.err" &&
+	diff <(tail -n +2 "$E2E_TMP/as.conf") <(tail -n +2 "$E2E_TMP/gen/xdg.conf") >/dev/null; then
+	pass "as root, --as=USER without FILE: that user's ~/.pam_environment, read as the user"
+else
+	fail "as root, --as=USER: $(cat "$E2E_TMP/as.err")"
+fi
+rc=0
+as "$u" "$ENVD" import-pam-environment --as=root "$h/.pam_environment" >/dev/null 2>"$E2E_TMP/as.err" || rc=$?
+if [ "$rc" = 3 ] && grep -q "only root" "$E2E_TMP/as.err"; then
+	pass "a user cannot read with another user's rights (--as=root)"
+else
+	fail "--as=root by a user: exit $rc: $(cat "$E2E_TMP/as.err")"
 fi
 
 e2e_finish

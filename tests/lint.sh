@@ -6,7 +6,9 @@
 #              pam_envd/, with the include paths and defines of config.h
 #   fanalyzer  gcc -fanalyzer -Werror over the whole build (lib/, src/, pam_envd/)
 #   scan-build clang's static analyzer over the whole build, --status-bugs
-# Default: all four.  The analyzers build in DIR/lint-fanalyzer and
+#   hooks      .githooks/commit-msg refuses a subject over 72 characters and
+#              one glued to its body, and takes a good message
+# Default: all five.  The analyzers build in DIR/lint-fanalyzer and
 # DIR/lint-scan (DIR: _build of the source tree), each check's output goes
 # to DIR/lint-CHECK.log, and a failing check prints its findings.  A check
 # whose tool is not installed fails (./dev deps installs them).
@@ -27,7 +29,7 @@ if [ "${1:-}" = -o ]; then
 	shift 2
 fi
 checks=("$@")
-[ ${#checks[@]} -gt 0 ] || checks=(format cppcheck fanalyzer scan-build)
+[ ${#checks[@]} -gt 0 ] || checks=(format cppcheck fanalyzer scan-build hooks)
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$out"
 
@@ -59,6 +61,18 @@ check_format() {
 	need clang-format clang-format || return 1
 	# shellcheck disable=SC2046 # file names without blanks
 	(cd "$top" && clang-format --dry-run -Werror $(c_sources))
+}
+
+check_hooks() {
+	local hook=$top/.githooks/commit-msg msg=$out/lint-hooks.msg rc=0
+	[ -x "$hook" ] || { echo "$hook is missing or not executable"; return 1; }
+	printf 'lint: a subject of the right length\n\nA body.\n' >"$msg"
+	"$hook" "$msg" || { echo "a good message refused"; rc=1; }
+	printf '%073d\n' 0 >"$msg"
+	if "$hook" "$msg" 2>/dev/null; then echo "a 73-character subject taken"; rc=1; fi
+	printf 'subject\nbody glued to it\n' >"$msg"
+	if "$hook" "$msg" 2>/dev/null; then echo "a subject glued to its body taken"; rc=1; fi
+	return "$rc"
 }
 
 check_cppcheck() {
@@ -111,9 +125,9 @@ check_scan_build() {
 rc=0
 for c in "${checks[@]}"; do
 	case $c in
-	format | cppcheck | fanalyzer | scan-build) ;;
+	format | cppcheck | fanalyzer | scan-build | hooks) ;;
 	*)
-		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build)" >&2
+		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build, hooks)" >&2
 		exit 2
 		;;
 	esac

@@ -5,9 +5,42 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <time.h>
 
 #include "testutil.h"
+
+/* CLOCK_MONOTONIC as the library reads it, pushed forward clock_step_ms
+ * at every read while a test sets it (linked into this program ahead of
+ * libc's, as unit_files.c does with fstatat). */
+static long clock_step_ms;
+static long clock_pushed_ms;
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+	int r;
+
+	if (!real) {
+		*(void **)&real = dlsym(RTLD_NEXT, "clock_gettime");
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	r = real(id, ts);
+	if (r == 0 && id == CLOCK_MONOTONIC && clock_step_ms > 0) {
+		clock_pushed_ms += clock_step_ms;
+		ts->tv_sec += clock_pushed_ms / 1000;
+		ts->tv_nsec += (clock_pushed_ms % 1000) * 1000000L;
+		if (ts->tv_nsec >= 1000000000L) {
+			ts->tv_sec++;
+			ts->tv_nsec -= 1000000000L;
+		}
+	}
+	return r;
+}
 
 static double now(void)
 {
@@ -18,6 +51,90 @@ static double now(void)
 }
 
 /* ---- limits: each one gives a diagnostic and keeps earlier work ---- */
+
+/* How many of the one-letter names V<c> (digits) or <c> (letters) are set. */
+static int count_set(const struct tu_tree *t, const char *which)
+{
+	char name[3];
+	int n = 0;
+
+	for (; *which != '\0'; which++) {
+		name[0] = *which >= '0' && *which <= '9' ? 'V' : *which;
+		name[1] = name[0] == 'V' ? *which : '\0';
+		name[2] = '\0';
+		n += envd_result_get(t->res, name) != NULL;
+	}
+	return n;
+}
+
+/* The privilege window reads the user's files for window_ms at most (a
+ * hung or slow home must not hold the window lock until other threads'
+ * logins give up): the files after the limit are not read, still mask
+ * their names, and the log says how many were cut.  The system side does
+ * not count. */
+static void test_limit_window_time(void **state)
+{
+	struct tu_tree t;
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", "A=1\n");
+	tu_write(t.user, "b.conf", "B=1\n");
+	tu_write(t.user, "c.conf", "C=1\n");
+	tu_write(t.user, "d.conf", "D=1\n");
+	tu_write(t.etc, "c.conf", "C=system\n");
+	tu_write(t.etc, "s.conf", "S=1\n");
+	t.cfg.limits.window_ms = 2500;
+	clock_step_ms = 1000; /* each look at the clock: one second later */
+	clock_pushed_ms = 0;
+	tu_load_ok(&t);
+	clock_step_ms = 0;
+	/* files are read in the directory's order: two of the four */
+	assert_int_equal(count_set(&t, "ABCD"), 2);
+	/* read or not, the user's c.conf masks the system's */
+	assert_true(envd_result_get(t.res, "C") == NULL ||
+	            strcmp(envd_result_get(t.res, "C")->value, "1") == 0);
+	tu_assert_var(&t, "S", "1");
+	d = tu_find(&t.diags, ENVD_C_LIMIT, "/.config/environment.d", 0);
+	assert_non_null(d);
+	assert_non_null(strstr(d->message, "longer than 2500 ms: 2 files not read"));
+	tu_tree_free(&t);
+}
+
+/* Symbolic link steps on the user side are counted per load: thousands of
+ * links into long chains cannot keep the window open.  A file behind the
+ * budget is skipped with the reason; a plain file after it is still read. */
+static void test_limit_link_steps(void **state)
+{
+	struct tu_tree t;
+	char name[32], target[TU_PATH], link[32], text[32];
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "v%d.env", i);
+		snprintf(text, sizeof(text), "V%d=1\n", i);
+		tu_write(t.root, name, text);
+		tu_join(target, t.root, name);
+		snprintf(link, sizeof(link), "l%d", i);
+		tu_symlink(target, t.root, link); /* a chain of two links */
+		tu_join(target, t.root, link);
+		snprintf(name, sizeof(name), "%d.conf", i);
+		tu_symlink(target, t.user, name);
+	}
+	tu_write(t.user, "z.conf", "Z=1\n");
+	t.cfg.limits.link_steps = 5;
+	tu_load_ok(&t);
+	/* two files of two steps each; the third would need steps 5 and 6 */
+	assert_int_equal(count_set(&t, "012345"), 2);
+	tu_assert_var(&t, "Z", "1");
+	d = tu_find(&t.diags, ENVD_C_LIMIT, "/.config/environment.d", 0);
+	assert_non_null(d);
+	assert_non_null(strstr(d->message, "more than 5 symbolic link steps"));
+	tu_tree_free(&t);
+}
 
 static void test_limit_input_bytes(void **state)
 {
@@ -510,7 +627,10 @@ static void test_no_value_in_diagnostics(void **state)
 	        "TOKEN s3cr3t=x\n"
 	        "TOKEN\ts3cr3t=x\n"
 	        "export TOKEN s3cr3t=x\n"
-	        "TOKEN-s3cr3t=x\n",
+	        "TOKEN-s3cr3t=x\n"
+	        /* a pasted base64 secret with one '=' of padding: a valid
+	         * name with no value; 16 bytes of it may show */
+	        "Q29uZmlnVG9rZW5zs3cr3tVmFsdWU=\n",
 	        deep);
 	tu_tree_init(&t);
 	tu_write(t.user, "a.conf", buf);
@@ -520,6 +640,7 @@ static void test_no_value_in_diagnostics(void **state)
 	t.cfg.limits.entry_bytes = 12;
 	tu_load_ok(&t);
 	assert_true(t.diags.n > 10);
+	assert_non_null(tu_find(&t.diags, ENVD_C_NO_VALUE, "/a.conf", 18));
 	for (i = 0; i < t.diags.n; i++) {
 		const struct tu_diag *d = &t.diags.v[i];
 
@@ -540,6 +661,8 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 	    tu_test(test_limit_input_bytes),
 	    tu_test(test_limit_files_per_dir),
+	    tu_test(test_limit_window_time),
+	    tu_test(test_limit_link_steps),
 	    tu_test(test_limit_files_per_dir_still_masks),
 	    tu_test(test_limit_directory_entries),
 	    tu_test(test_limit_assignments),

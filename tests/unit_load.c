@@ -12,7 +12,12 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "testutil.h"
 
@@ -391,24 +396,10 @@ static void test_symlink_followed(void **state)
 	tu_tree_free(&t);
 }
 
-/* Whether the kernel has openat2 (Linux 5.6): without it, magic links are
- * stopped by the privilege window's capabilities alone. */
-static bool have_openat2(void)
-{
-	struct {
-		uint64_t flags, mode, resolve;
-	} how = {O_RDONLY | O_CLOEXEC, 0, 0};
-	long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
-
-	if (fd < 0)
-		return false;
-	close((int)fd);
-	return true;
-}
-
 /* /proc magic links (here /proc/self/fd/N, which this process may follow)
  * are refused as files and as the user directory itself: a root process
- * may follow them into other processes' directories and namespaces. */
+ * may follow them into other processes' directories and namespaces, and
+ * into its own (/proc/self/cwd) whatever its capabilities. */
 static void test_magic_link_refused(void **state)
 {
 	struct tu_tree t;
@@ -417,8 +408,6 @@ static void test_magic_link_refused(void **state)
 	int fd, dfd;
 
 	(void)state;
-	if (!have_openat2())
-		skip();
 	tu_tree_init(&t);
 	tu_write(t.root, "magic.env", "M=1\n");
 	tu_join(target, t.root, "magic.env");
@@ -430,7 +419,7 @@ static void test_magic_link_refused(void **state)
 	tu_load_ok(&t);
 	tu_assert_var(&t, "M", "2");
 	assert_int_equal(tu_file(&t, "/.config/environment.d/m.conf")->state, ENVD_FILE_SKIPPED);
-	d = tu_find(&t.diags, ENVD_C_FILE_ERROR, "/m.conf", UINT_MAX);
+	d = tu_find(&t.diags, ENVD_C_FILE_UNSAFE, "/m.conf", UINT_MAX);
 	assert_true(d != NULL && strstr(d->message, "magic link") != NULL);
 
 	/* the user directory as a magic link to a directory */
@@ -441,10 +430,77 @@ static void test_magic_link_refused(void **state)
 	t.cfg.user_dir = link;
 	tu_load_ok(&t);
 	tu_assert_unset(&t, "M");
-	d = tu_find(&t.diags, ENVD_C_DIR_ERROR, link, UINT_MAX);
+	d = tu_find(&t.diags, ENVD_C_DIR_UNSAFE, link, UINT_MAX);
 	assert_true(d != NULL && strstr(d->message, "magic link") != NULL);
 	close(dfd);
 	close(fd);
+	tu_tree_free(&t);
+}
+
+#ifndef SYS_openat2
+#define SYS_openat2 437 /* the same number on every architecture */
+#endif
+
+/* Makes openat2 fail with ENOSYS in this process, as on Linux before 5.6
+ * or under an older container runtime's seccomp profile.  Returns 0 or -1. */
+static int without_openat2(void)
+{
+	struct sock_filter code[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {(unsigned short)(sizeof(code) / sizeof(code[0])), code};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return -1;
+	errno = 0;
+	return syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0) < 0 && errno == ENOSYS ? 0 : -1;
+}
+
+/* Without openat2 a .conf link into /proc/self/cwd/... is refused all the
+ * same: a process may always follow its own magic links, cleared
+ * capabilities or not, and a root process's cwd may lie below a directory
+ * the user cannot enter.  Run in a child, whose filter dies with it. */
+static void test_magic_link_without_openat2(void **state)
+{
+	struct tu_tree t;
+	char cwd[TU_PATH];
+	pid_t pid;
+	int status = -1;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_join(cwd, t.root, "cwd");
+	tu_mkdir_p(cwd, 0755);
+	tu_write(cwd, "secret.env", "M=secret\n");
+	tu_symlink("/proc/self/cwd/secret.env", t.user, "m.conf");
+	tu_write(t.user, "n.conf", "N=1\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const struct envd_file *f;
+
+		if (without_openat2() != 0 || chdir(cwd) != 0)
+			_exit(2);
+		if (envd_load(&t.cfg, &t.res) != 0)
+			_exit(3);
+		f = tu_file(&t, "/.config/environment.d/m.conf");
+		_exit(envd_result_get(t.res, "M") == NULL && envd_result_get(t.res, "N") != NULL &&
+		              f != NULL && f->state == ENVD_FILE_SKIPPED
+		          ? 0
+		          : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+		print_message("  (seccomp filters cannot be installed here: skipped)\n");
+		tu_tree_free(&t);
+		skip();
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	tu_tree_free(&t);
 }
 
@@ -482,7 +538,7 @@ static void test_user_dir_through_links(void **state)
 	t.cfg.user_dir = p;
 	tu_load_ok(&t);
 	tu_assert_unset(&t, "A");
-	assert_non_null(tu_find(&t.diags, ENVD_C_DIR_ERROR, "/loop1", UINT_MAX));
+	assert_non_null(tu_find(&t.diags, ENVD_C_DIR_UNSAFE, "/loop1", UINT_MAX));
 	tu_tree_free(&t);
 }
 
@@ -808,6 +864,7 @@ int main(void)
 	    tu_test(test_mask_dangling_symlink),
 	    tu_test(test_symlink_followed),
 	    tu_test(test_magic_link_refused),
+	    tu_test(test_magic_link_without_openat2),
 	    tu_test(test_user_dir_through_links),
 	    tu_test(test_hidden_files),
 	    tu_test(test_non_conf_files),

@@ -55,6 +55,7 @@ enum fault_fn {
 	F_PAM_GET_DATA,
 	F_PAM_SET_DATA,
 	F_PAM_GETENVLIST,
+	F_PAM_GETENV,
 	F_PAM_PUTENV,
 	F_PAM_GETPWNAM,
 	F_PAM_DROP_PRIV,
@@ -157,6 +158,7 @@ int __wrap_pam_get_data(const pam_handle_t *pamh, const char *name, const void *
 int __wrap_pam_set_data(pam_handle_t *pamh, const char *name, void *data,
                         void (*cleanup)(pam_handle_t *pamh, void *data, int error_status));
 char **__wrap_pam_getenvlist(pam_handle_t *pamh);
+const char *__wrap_pam_getenv(pam_handle_t *pamh, const char *name);
 int __wrap_pam_putenv(pam_handle_t *pamh, const char *name_value);
 struct passwd *__wrap_pam_modutil_getpwnam(pam_handle_t *pamh, const char *user);
 int __wrap_pam_modutil_drop_priv(pam_handle_t *pamh, struct pam_modutil_privs *p,

@@ -17,7 +17,7 @@ fault_wrap_ldflags = \
 	-Wl,--wrap=getrandom -Wl,--wrap=pthread_mutex_timedlock -Wl,--wrap=clock_gettime \
 	-Wl,--wrap=readlinkat \
 	-Wl,--wrap=pam_get_item -Wl,--wrap=pam_get_data -Wl,--wrap=pam_set_data \
-	-Wl,--wrap=pam_getenvlist -Wl,--wrap=pam_putenv -Wl,--wrap=pam_modutil_getpwnam \
+	-Wl,--wrap=pam_getenvlist -Wl,--wrap=pam_getenv -Wl,--wrap=pam_putenv -Wl,--wrap=pam_modutil_getpwnam \
 	-Wl,--wrap=pam_modutil_drop_priv -Wl,--wrap=pam_modutil_regain_priv
 
 # No version script: the driver takes envd_load from it too.  No

@@ -65,6 +65,7 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_PAM_GET_DATA] = {"pam_get_data", {{0, "PAM_SYSTEM_ERR"}}, 1},
     [F_PAM_SET_DATA] = {"pam_set_data", {{0, "PAM_BUF_ERR"}}, 1},
     [F_PAM_GETENVLIST] = {"pam_getenvlist", {{ENOMEM, "NULL"}}, 1},
+    [F_PAM_GETENV] = {"pam_getenv", {{0, "NULL"}}, 1},
     [F_PAM_PUTENV] = {"pam_putenv", {{0, "PAM_BUF_ERR"}}, 1},
     [F_PAM_GETPWNAM] = {"pam_modutil_getpwnam", {{ENOMEM, "NULL"}}, 1},
     [F_PAM_DROP_PRIV] = {"pam_modutil_drop_priv",
@@ -528,6 +529,14 @@ char **__wrap_pam_getenvlist(pam_handle_t *pamh)
 			track(*p);
 	}
 	return env;
+}
+
+/* NULL: the name is not set, as far as the caller can tell */
+const char *__wrap_pam_getenv(pam_handle_t *pamh, const char *name)
+{
+	if (HIT(F_PAM_GETENV))
+		return NULL;
+	return pam_getenv(pamh, name);
 }
 
 int __wrap_pam_putenv(pam_handle_t *pamh, const char *name_value)

@@ -308,6 +308,20 @@ cycle() {
 	else
 		pass "cycle $n: not in common-session-noninteractive"
 	fi
+	# the installed pair as envd audit sees it, in services that include
+	# common-session (this test's own service stacks a helper after it)
+	if envd audit login su >"$TMP/audit.out" 2>&1 &&
+		[ "$(cat "$TMP/audit.out")" = "login: ok
+su: ok" ]; then
+		pass "cycle $n: envd audit login su: ok"
+	else
+		fail "cycle $n: envd audit login su: $(cat "$TMP/audit.out")"
+	fi
+	if envd audit "$SERVICE" >"$TMP/audit.out" 2>&1; then
+		fail "cycle $n: envd audit misses the helper after the applying line: $(cat "$TMP/audit.out")"
+	else
+		pass "cycle $n: envd audit names the helper after the applying line ($(grep -c . "$TMP/audit.out") finding(s))"
+	fi
 	rm -f "$TMP/pamtester.env" "$TMP/pamtester.close.env"
 	timeout 60 pamtester "$SERVICE" "$u" open_session close_session >"$TMP/pamtester.log" 2>&1
 	if [ "$(val "$TMP/pamtester.env" PKG_TEST 2>/dev/null)" = "from the package's module" ] &&

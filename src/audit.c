@@ -1,0 +1,816 @@
+/* audit.c - `envd audit [SERVICE...]`: reads the PAM configuration as
+ * Linux-PAM does and reports, for every service whose session (or auth)
+ * stack applies pam_envd, each module that runs a program able to see the
+ * user's values (SECURITY.md, "Deployment"):
+ *
+ *   open:  Linux-PAM runs open_session hooks top to bottom; a program
+ *          started after the applying instance gets what it set.
+ *   close: close_session hooks run top to bottom too, on the same
+ *          environment; everything before the cleanup instance (which
+ *          takes the values back), or everything when there is none,
+ *          runs while the values are still there.
+ *
+ * pam_envd in the auth stack applies at setcred, which applications may
+ * call before open_session: then every open hook sees the values.
+ *
+ * Reading follows libpam's pam_handlers.c and pam_line.c: a logical line
+ * is physical lines joined where one ends in a backslash (the backslash
+ * becomes a blank), text from '#' on is a comment and a comment also ends
+ * the logical line; tokens are separated by blanks, and "[...]" is one
+ * token ("\]" inside is "]").  "include" and "substack" read the lines of
+ * their type from another file, Debian's "@include" the lines of the type
+ * being read (all at the top); a relative name is taken in the same
+ * directory, an absolute one as is.
+ * A leading '-' on the type only silences a missing module: the line is
+ * audited like the others (the module may be installed later).  Jumps in
+ * "[value=action]" controls are not followed: every line may run.
+ *
+ * Everything read is bounded (file size, line length, include depth,
+ * files and lines per service, services); nothing recurses deeper than
+ * Linux-PAM's own include limit.  Names taken from the files are printed
+ * through print_text, which escapes control bytes. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "output.h"
+
+#define PAM_DIR       "/etc/pam.d"
+#define MAX_DEPTH     16         /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
+#define MAX_FILE_SIZE (1u << 20) /* bytes of one file */
+#define MAX_LINE      8192u      /* bytes of one logical line */
+#define MAX_READS     256u       /* files read for one service */
+#define MAX_ENTRIES   1024u      /* session lines of one service */
+#define MAX_FINDINGS  256u       /* findings of one service */
+#define MAX_SERVICES  4096u      /* files of the directory */
+
+/* The stacks read: the session stack, and the auth stack for pam_envd's
+ * setcred (pam_envd(8), MODULE TYPES PROVIDED); libpam's PAM_T_ANY. */
+enum stack { ST_ANY, ST_AUTH, ST_SESSION };
+
+/* When a module's programs see the user's values. */
+enum {
+	SEES_OPEN = 1,  /* at open_session, when after the applying instance */
+	SEES_CLOSE = 2, /* at close_session, when before the cleanup instance */
+};
+
+/* The modules known to run programs, found by reading their sources
+ * (Linux-PAM 1.7, Debian 12's packages).  What counts is whether a program
+ * runs as root with the PAM environment, or with the application's own,
+ * into which util-linux login copies the PAM environment after
+ * open_session and before it calls close_session.  A program run as the
+ * user, or with an empty or fixed environment, is not counted: the user
+ * can run it with those values anyway, or it never sees them.  man/envd.1
+ * repeats this table; keep them in step. */
+static const struct module_rule {
+	const char *name;
+	unsigned sees;
+	const char *reason;
+} module_rules[] = {
+    {"pam_exec.so", SEES_OPEN | SEES_CLOSE,
+     "runs its command as root with the whole PAM environment"},
+    {"pam_script.so", SEES_CLOSE,
+     "runs its scripts as root with the application's environment, into which login(1) "
+     "copies the PAM environment before close_session"},
+    {"pam_mount.so", SEES_CLOSE,
+     "runs mount, umount and its helpers as root with the application's environment, into "
+     "which login(1) copies the PAM environment before close_session"},
+    /* not counted: */
+    {"pam_mkhomedir.so", 0, "execs mkhomedir_helper with an empty environment"},
+    {"pam_motd.so", 0, "Debian's update-motd runs run-parts under env -i; upstream's runs nothing"},
+    {"pam_namespace.so", 0, "runs namespace.init with an empty environment"},
+    {"pam_xauth.so", 0, "runs xauth with a user's own uid, at open only"},
+    {"pam_ecryptfs.so", 0, "runs mount.ecryptfs_private as the user"},
+    {"pam_gnome_keyring.so", 0, "starts gnome-keyring-daemon as the user"},
+    {"pam_kwallet5.so", 0, "starts kwalletd as the user"},
+    {"pam_systemd.so", 0, "runs no program: it asks logind over D-Bus"},
+    {"pam_umask.so", 0, "runs no program"},
+    {"pam_unix.so", 0, "runs its helpers for auth, account and password only"},
+    {"pam_filter.so", 0, "runs the filter with an environment of its own"},
+};
+
+struct entry {
+	const char *file; /* display name, owned by the service's names */
+	unsigned line;
+	char *module; /* the module's file name, without directories */
+	bool auth;    /* of the auth stack: only pam_envd's applying lines */
+	bool envd, cleanup;
+	unsigned sees;
+	const char *reason;
+};
+
+struct finding {
+	const char *file;
+	unsigned line;
+	char *msg;
+};
+
+struct service {
+	const char *dir;  /* where relative names are read */
+	bool map_etc;     /* absolute /etc/pam.d/ names are read in dir */
+	const char *name; /* the service */
+	char **names;     /* display names of the files read */
+	size_t n_names;
+	struct entry *entries;
+	size_t n_entries;
+	bool entries_dropped;
+	struct finding *findings;
+	size_t n_findings;
+	bool findings_dropped;
+	size_t reads;
+	bool reads_dropped;
+	dev_t dev[MAX_DEPTH + 1]; /* the files being read, for loops */
+	ino_t ino[MAX_DEPTH + 1];
+};
+
+static const struct module_rule *find_rule(const char *base)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(module_rules) / sizeof(module_rules[0]); i++)
+		if (strcmp(module_rules[i].name, base) == 0)
+			return &module_rules[i];
+	return NULL;
+}
+
+static int add_finding(struct service *s, const char *file, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int add_finding(struct service *s, const char *file, unsigned line, const char *fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+	int r;
+
+	if (s->n_findings >= MAX_FINDINGS) {
+		s->findings_dropped = true;
+		return 0;
+	}
+	if (!s->findings) {
+		s->findings = calloc(MAX_FINDINGS, sizeof(*s->findings));
+		if (!s->findings)
+			return -ENOMEM;
+	}
+	f = &s->findings[s->n_findings];
+	va_start(ap, fmt);
+	r = vasprintf(&f->msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		f->msg = NULL;
+		return -ENOMEM;
+	}
+	f->file = file;
+	f->line = line;
+	s->n_findings++;
+	return 0;
+}
+
+/* Linux-PAM's tokenizer: blanks separate, "[...]" is one token with "\]"
+ * standing for "]".  Terminates the token in place. */
+static char *next_token(char **pos)
+{
+	char *p = *pos, *tok, *end, *to;
+
+	if (!p)
+		return NULL;
+	p += strspn(p, " \t\n");
+	if (*p == '[') {
+		tok = to = end = p + 1;
+		for (; *end && *end != ']'; to++, end++) {
+			if (*end == '\\' && end[1] == ']')
+				end++;
+			*to = *end;
+		}
+		if (*end)
+			end++;
+		*to = '\0';
+	} else if (*p) {
+		tok = p;
+		end = p + strcspn(p, " \t\n");
+		if (*end)
+			*end++ = '\0';
+	} else {
+		*pos = NULL;
+		return NULL;
+	}
+	*pos = *end ? end : NULL;
+	return tok;
+}
+
+/* pam_exec's options as it reads them: up to the first path or unknown
+ * word; every "type=" must name the hook for the command to run there.
+ * Without a command it runs nothing. */
+static unsigned exec_sees(char *args)
+{
+	unsigned sees = SEES_OPEN | SEES_CLOSE;
+	char *tok;
+
+	while ((tok = next_token(&args))) {
+		if (tok[0] == '/')
+			return sees;
+		if (strncasecmp(tok, "type=", 5) == 0) {
+			if (strcmp(tok + 5, "open_session") != 0)
+				sees &= ~(unsigned)SEES_OPEN;
+			if (strcmp(tok + 5, "close_session") != 0)
+				sees &= ~(unsigned)SEES_CLOSE;
+		} else if (strncasecmp(tok, "log=", 4) != 0 && strcasecmp(tok, "debug") != 0 &&
+		           strcasecmp(tok, "stdout") != 0 && strcasecmp(tok, "seteuid") != 0 &&
+		           strcasecmp(tok, "quiet") != 0 && strcasecmp(tok, "quiet_log") != 0 &&
+		           strcasecmp(tok, "expose_authtok") != 0)
+			return sees; /* the command */
+	}
+	return 0;
+}
+
+static bool has_word(char *args, const char *word)
+{
+	char *tok;
+
+	while ((tok = next_token(&args)))
+		if (strcmp(tok, word) == 0)
+			return true;
+	return false;
+}
+
+static int add_entry(struct service *s, const char *file, unsigned line, const char *module,
+                     char *args, bool auth)
+{
+	const char *base = strrchr(module, '/');
+	const struct module_rule *rule;
+	struct entry *e;
+	bool envd, cleanup;
+
+	base = base ? base + 1 : module;
+	/* has_word and exec_sees read args destructively: one or the other */
+	envd = strcmp(base, "pam_envd.so") == 0;
+	cleanup = envd && has_word(args, "cleanup");
+	if (auth && (!envd || cleanup))
+		return 0; /* of the auth stack, only pam_envd's setcred matters */
+	if (s->n_entries >= MAX_ENTRIES) {
+		if (s->entries_dropped)
+			return 0;
+		s->entries_dropped = true;
+		return add_finding(s, file, line,
+		                   "more than %u session lines: the rest is not audited",
+		                   MAX_ENTRIES);
+	}
+	if (!s->entries) {
+		s->entries = calloc(MAX_ENTRIES, sizeof(*s->entries));
+		if (!s->entries)
+			return -ENOMEM;
+	}
+	e = &s->entries[s->n_entries];
+	e->module = strdup(base);
+	if (!e->module)
+		return -ENOMEM;
+	e->file = file;
+	e->line = line;
+	e->auth = auth;
+	e->envd = envd;
+	e->cleanup = cleanup;
+	rule = find_rule(base);
+	if (rule && rule->sees) {
+		e->reason = rule->reason;
+		e->sees = strcmp(base, "pam_exec.so") == 0 ? exec_sees(args) : rule->sees;
+	}
+	s->n_entries++;
+	return 0;
+}
+
+static int read_file(struct service *s, const char *name, unsigned depth, enum stack want,
+                     const char *from, unsigned from_line);
+
+/* One logical line of file (display name) at line, of a file read for the
+ * want stack (include and substack: theirs; @include: the includer's). */
+static int do_line(struct service *s, const char *file, unsigned line, char *buf, unsigned depth,
+                   enum stack want)
+{
+	char *pos = buf, *type, *arg;
+	bool all;
+
+	type = next_token(&pos);
+	if (!type)
+		return 0;
+	all = strcasecmp(type, "@include") == 0;
+	if (!all) {
+		enum stack t;
+		char *control;
+
+		if (*type == '-')
+			type++;
+		if (strcasecmp(type, "session") == 0)
+			t = ST_SESSION;
+		else if (strcasecmp(type, "auth") == 0)
+			t = ST_AUTH;
+		else
+			return 0;
+		if (want != ST_ANY && want != t)
+			return 0;
+		control = next_token(&pos);
+		if (!control)
+			return 0;
+		if (strcasecmp(control, "include") != 0 && strcasecmp(control, "substack") != 0) {
+			arg = next_token(&pos);
+			return arg ? add_entry(s, file, line, arg, pos, t == ST_AUTH) : 0;
+		}
+		want = t;
+	}
+	arg = next_token(&pos);
+	if (!arg)
+		return add_finding(s, file, line,
+		                   "include without a file name: Linux-PAM fails the stack");
+	return read_file(s, arg, depth + 1, want, file, line);
+}
+
+/* Splits the file's text (NUL-terminated, n bytes) into logical lines. */
+static int do_text(struct service *s, const char *file, char *text, size_t n, unsigned depth,
+                   enum stack want)
+{
+	char *p = text, *end = text + n, *logical = NULL;
+	size_t len = 0;
+	unsigned ln = 0, start = 0;
+	bool long_line = false, pending = false, cut = false;
+	int r = 0;
+
+	logical = malloc(MAX_LINE + 1);
+	if (!logical)
+		return -ENOMEM;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *c, *hash;
+		size_t plen = nl ? (size_t)(nl - p) : (size_t)(end - p), q, k;
+		bool cont = false, nul_cut = false;
+
+		ln++;
+		if (!pending) {
+			start = ln;
+			len = 0;
+			long_line = false;
+			cut = false;
+		}
+		q = plen;
+		while (q > 0 && (p[q - 1] == ' ' || p[q - 1] == '\t'))
+			q--;
+		if (q > 0 && p[q - 1] == '\\') {
+			cont = true;
+			p[q - 1] = ' ';
+			plen = q;
+		}
+		/* libpam's line holds the NUL: nothing after it counts, in
+		 * this physical line or the ones continuing it */
+		if ((k = strnlen(p, plen)) < plen) {
+			plen = k;
+			nul_cut = true;
+		}
+		hash = memchr(p, '#', plen);
+		if (hash) {
+			plen = (size_t)(hash - p);
+			cont = false;
+		}
+		c = p + strspn(p, " \t");
+		k = c < p + plen ? (size_t)(p + plen - c) : 0;
+		if (cut)
+			k = 0; /* a NUL in an earlier line of this one */
+		cut = cut || nul_cut;
+		if (len + k > MAX_LINE)
+			long_line = true;
+		else {
+			memcpy(logical + len, c, k);
+			len += k;
+		}
+		pending = cont;
+		p = nl ? nl + 1 : end;
+		if (pending)
+			continue;
+		logical[len] = '\0';
+		if (long_line)
+			r = add_finding(s, file, start, "line longer than %u bytes: not audited",
+			                MAX_LINE);
+		else
+			r = do_line(s, file, start, logical, depth, want);
+		if (r < 0)
+			goto out;
+	}
+	if (pending)
+		r = add_finding(s, file, start,
+		                "the file ends in a continued line: Linux-PAM rejects the file");
+out:
+	free(logical);
+	return r;
+}
+
+/* Where name is read: relative names in the directory, absolute ones as
+ * they are, except /etc/pam.d/ names under --pam-dir. */
+static char *resolve(const struct service *s, const char *name)
+{
+	char *path;
+
+	if (name[0] == '/' && !(s->map_etc && strncmp(name, PAM_DIR "/", sizeof(PAM_DIR)) == 0))
+		return strdup(name);
+	if (name[0] == '/')
+		name += sizeof(PAM_DIR);
+	if (asprintf(&path, "%s/%s", s->dir, name) < 0)
+		return NULL;
+	return path;
+}
+
+/* Reads the file name at include depth depth (0: the service's own file,
+ * whose absence is the caller's error: -ENOENT), included from
+ * from:from_line. */
+static int read_file(struct service *s, const char *name, unsigned depth, enum stack want,
+                     const char *from, unsigned from_line)
+{
+	char *path = NULL, *text = NULL, *display, **names;
+	struct stat st;
+	ssize_t got;
+	size_t n = 0, cap;
+	unsigned i;
+	int fd = -1, r = 0;
+
+	if (depth >= MAX_DEPTH)
+		return add_finding(s, from, from_line,
+		                   "include %s: includes nested more than %u deep: Linux-PAM fails "
+		                   "the stack",
+		                   name, MAX_DEPTH);
+	if (s->reads >= MAX_READS) {
+		if (s->reads_dropped)
+			return 0;
+		s->reads_dropped = true;
+		return add_finding(s, from, from_line,
+		                   "include %s: more than %u files read: not audited", name,
+		                   MAX_READS);
+	}
+	s->reads++;
+	names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	s->names = names;
+	display = strdup(name);
+	path = resolve(s, name);
+	if (!display || !path) {
+		free(display);
+		r = -ENOMEM;
+		goto out;
+	}
+	s->names[s->n_names++] = display;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		if (depth == 0)
+			goto out;
+		r = add_finding(s, from, from_line, "include %s: %s: Linux-PAM fails the stack",
+		                name, strerror(-r));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = depth ? add_finding(s, from, from_line, "include %s: not a regular file", name)
+		          : -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < depth; i++)
+		if (s->dev[i] == st.st_dev && s->ino[i] == st.st_ino) {
+			r = add_finding(s, from, from_line,
+			                "include %s: an include loop: Linux-PAM fails the stack",
+			                name);
+			goto out;
+		}
+	s->dev[depth] = st.st_dev;
+	s->ino[depth] = st.st_ino;
+
+	/* st_size is a hint for the first buffer, never a bound */
+	cap =
+	    st.st_size > 0 && (uintmax_t)st.st_size < MAX_FILE_SIZE ? (size_t)st.st_size + 2 : 4096;
+	text = malloc(cap);
+	if (!text) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (n <= MAX_FILE_SIZE) {
+		if (n + 1 >= cap) {
+			char *t;
+
+			cap = cap * 2 > MAX_FILE_SIZE + 2 ? MAX_FILE_SIZE + 2 : cap * 2;
+			t = realloc(text, cap);
+			if (!t) {
+				r = -ENOMEM;
+				goto out;
+			}
+			text = t;
+		}
+		got = read(fd, text + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			if (depth == 0)
+				goto out;
+			r = add_finding(s, from, from_line, "include %s: %s", name, strerror(-r));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > MAX_FILE_SIZE) {
+		if (depth)
+			r = add_finding(s, from, from_line,
+			                "include %s: larger than %u bytes: not audited", name,
+			                MAX_FILE_SIZE);
+		else
+			r = add_finding(s, display, 0, "larger than %u bytes: not audited",
+			                MAX_FILE_SIZE);
+		goto out;
+	}
+	text[n] = '\0';
+	r = do_text(s, display, text, n, depth, want);
+out:
+	free(text);
+	free(path);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* The findings about the pair and the modules around it.  An applying
+ * line in the auth stack applies at pam_setcred, which applications may
+ * call before pam_open_session: then every open hook comes after it. */
+static int analyse(struct service *s, bool *applies)
+{
+	size_t i, a = SIZE_MAX, c = SIZE_MAX, au = SIZE_MAX, at_open = 0, first;
+	int r = 0;
+
+	for (i = 0; i < s->n_entries; i++) {
+		const struct entry *e = &s->entries[i];
+
+		if (e->auth && au == SIZE_MAX)
+			au = i;
+		else if (!e->auth && e->envd && e->cleanup && c == SIZE_MAX)
+			c = i;
+		else if (!e->auth && e->envd && !e->cleanup && a == SIZE_MAX)
+			a = i;
+	}
+	*applies = a != SIZE_MAX || au != SIZE_MAX;
+	if (!*applies)
+		return 0;
+	for (i = 0; i < s->n_entries && r == 0; i++) {
+		const struct entry *e = &s->entries[i];
+		bool after = a != SIZE_MAX && i > a;
+
+		if (e->auth)
+			continue;
+		if ((e->sees & SEES_OPEN) && (after || au != SIZE_MAX)) {
+			at_open += after;
+			r = add_finding(s, e->file, e->line,
+			                "%s at open sees the user's values: %s", e->module,
+			                e->reason);
+		}
+		if (r == 0 && (e->sees & SEES_CLOSE) && (c == SIZE_MAX || i < c))
+			r = add_finding(s, e->file, e->line,
+			                "%s at close sees the user's values: %s", e->module,
+			                e->reason);
+	}
+	if (r == 0 && au != SIZE_MAX)
+		r = add_finding(s, s->entries[au].file, s->entries[au].line,
+		                "pam_envd.so in the auth stack applies at setcred, which "
+		                "applications may call before open_session: every session "
+		                "module that runs programs sees the user's values");
+	first = a != SIZE_MAX ? a : au;
+	if (r == 0 && c == SIZE_MAX)
+		r = add_finding(
+		    s, s->entries[first].file, s->entries[first].line,
+		    "pam_envd.so has no cleanup instance: every close hook sees the "
+		    "user's values (add \"session optional pam_envd.so cleanup\" as the "
+		    "first session line)");
+	else if (r == 0 && a != SIZE_MAX && c > a)
+		r = add_finding(s, s->entries[c].file, s->entries[c].line,
+		                "pam_envd.so cleanup comes after the applying instance at %s:%u: "
+		                "make it the first session line",
+		                s->entries[a].file, s->entries[a].line);
+	if (r == 0 && at_open)
+		r = add_finding(s, s->entries[a].file, s->entries[a].line,
+		                "pam_envd.so is not the last session line: %zu later %s programs "
+		                "at open",
+		                at_open, at_open == 1 ? "module runs" : "modules run");
+	return r;
+}
+
+static void service_free(struct service *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_entries; i++)
+		free(s->entries[i].module);
+	for (i = 0; i < s->n_findings; i++)
+		free(s->findings[i].msg);
+	for (i = 0; i < s->n_names; i++)
+		free(s->names[i]);
+	free(s->entries);
+	free(s->findings);
+	free(s->names);
+}
+
+struct printer {
+	FILE *out;
+	bool json;
+	size_t printed; /* services in the json output */
+};
+
+static void print_service(struct printer *pr, const struct service *s, bool applies, bool named)
+{
+	FILE *out = pr->out;
+	size_t i;
+
+	if (pr->json) {
+		if (!applies && !named && s->n_findings == 0)
+			return;
+		fputs(pr->printed++ ? ",\n{\"service\":" : "\n{\"service\":", out);
+		print_json_text(out, s->name);
+		fprintf(out, ",\"applies\":%s,\"ok\":%s,\"findings\":[", applies ? "true" : "false",
+		        applies && s->n_findings == 0 ? "true" : "false");
+		for (i = 0; i < s->n_findings; i++) {
+			fputs(i ? ",{\"file\":" : "{\"file\":", out);
+			print_json_text(out, s->findings[i].file);
+			fprintf(out, ",\"line\":%u,\"message\":", s->findings[i].line);
+			print_json_text(out, s->findings[i].msg);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+		return;
+	}
+	for (i = 0; i < s->n_findings; i++) {
+		print_text(out, s->name);
+		fputs(": ", out);
+		print_text(out, s->findings[i].file);
+		fprintf(out, ":%u: ", s->findings[i].line);
+		print_text(out, s->findings[i].msg);
+		fputc('\n', out);
+	}
+	if (s->findings_dropped) {
+		print_text(out, s->name);
+		fprintf(out, ": more than %u findings: the rest is not shown\n", MAX_FINDINGS);
+	}
+	if (applies && s->n_findings == 0) {
+		print_text(out, s->name);
+		fputs(": ok\n", out);
+	} else if (!applies && named && s->n_findings == 0) {
+		print_text(out, s->name);
+		fputs(": pam_envd.so does not apply in the session stack\n", out);
+	}
+}
+
+/* Audits one service; returns 0 (nothing found), 1 (findings) or 3. */
+static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
+                         bool named)
+{
+	struct service s = {.dir = dir, .map_etc = map_etc, .name = name};
+	bool applies = false;
+	int r;
+
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		fputs("envd: ", stderr);
+		print_text(stderr, name);
+		fputs(": not a service name\n", stderr);
+		return 3;
+	}
+	r = read_file(&s, name, 0, ST_ANY, NULL, 0);
+	if (r == 0)
+		r = analyse(&s, &applies);
+	if (r < 0) {
+		fputs("envd: ", stderr);
+		print_text(stderr, dir);
+		fputc('/', stderr);
+		print_text(stderr, name);
+		fprintf(stderr, ": %s\n", r == -EINVAL ? "not a regular file" : strerror(-r));
+		service_free(&s);
+		return 3;
+	}
+	print_service(pr, &s, applies, named);
+	r = s.n_findings ? 1 : 0;
+	service_free(&s);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names that package managers and editors leave next to a configuration
+ * file: no program opens a PAM service by such a name. */
+static bool leftover(const char *name)
+{
+	static const char *const marks[] = {".dpkg-",  ".ucf-",    ".rpmnew", ".rpmsave",
+	                                    ".pacnew", ".pacsave", ".apk-new"};
+	size_t i, n = strlen(name);
+
+	if (name[0] == '.' || (n && name[n - 1] == '~'))
+		return true;
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (strstr(name, marks[i]))
+			return true;
+	return false;
+}
+
+/* The regular files of dir, sorted; NULL with errno set on failure. */
+static char **list_services(const char *dir, size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	*count = 0;
+	if (!d)
+		return NULL;
+	names = calloc(MAX_SERVICES, sizeof(*names));
+	if (!names) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		struct stat st;
+		char *name;
+
+		errno = 0;
+		/* readdir is thread-safe on a stream of its own (readdir_r is deprecated) */
+		// cppcheck-suppress readdirCalled
+		de = readdir(d);
+		if (!de) {
+			err = errno;
+			break;
+		}
+		if (leftover(de->d_name))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n >= MAX_SERVICES) {
+			fprintf(stderr, "envd: %s: more than %u files: the rest is not audited\n",
+			        dir, MAX_SERVICES);
+			break;
+		}
+		name = strdup(de->d_name);
+		if (!name) {
+			err = ENOMEM;
+			break;
+		}
+		names[n++] = name;
+	}
+	if (!err)
+		qsort(names, n, sizeof(*names), cmp_str);
+out:
+	closedir(d);
+	if (err) {
+		while (n)
+			free(names[--n]);
+		free(names);
+		errno = err;
+		return NULL;
+	}
+	*count = n;
+	return names;
+}
+
+int audit_run(const struct audit_opts *o, FILE *out)
+{
+	const char *dir = o->pam_dir ? o->pam_dir : PAM_DIR;
+	struct printer pr = {.out = out, .json = o->json};
+	char **all = NULL;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (o->n_services == 0) {
+		all = list_services(dir, &n);
+		if (!all) {
+			fputs("envd: ", stderr);
+			print_text(stderr, dir);
+			fprintf(stderr, ": %s\n", strerror(errno));
+			return 3;
+		}
+	}
+	if (pr.json)
+		fputs("{\"services\":[", out);
+	for (i = 0; i < (all ? n : o->n_services); i++) {
+		int r = audit_service(&pr, dir, o->pam_dir != NULL, all ? all[i] : o->services[i],
+		                      !all);
+
+		if (r > rc)
+			rc = r;
+	}
+	if (pr.json)
+		fputs(pr.printed ? "\n]}\n" : "]}\n", out);
+	for (i = 0; i < n; i++)
+		free(all[i]);
+	free(all);
+	return rc;
+}

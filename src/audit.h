@@ -1,0 +1,22 @@
+/* audit.h - `envd audit`: where the PAM configuration lets root programs
+ * see the values pam_envd sets. */
+#ifndef ENVD_AUDIT_H
+#define ENVD_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct audit_opts {
+	const char *pam_dir; /* NULL: /etc/pam.d */
+	bool json;
+	char *const *services; /* NULL or empty: every file of pam_dir */
+	size_t n_services;
+};
+
+/* Prints the findings on out, problems with the run on stderr.  Returns 0
+ * (no finding), 1 (findings) or 3 (a directory or named service that
+ * cannot be read, out of memory, a write error). */
+int audit_run(const struct audit_opts *o, FILE *out);
+
+#endif

@@ -1,0 +1,384 @@
+#!/usr/bin/env bash
+# tests/audit.sh - envd audit on PAM stacks: the hand-made cases of
+# tests/audit-stacks/cases (each gets one thing right or wrong, and each
+# finding is checked as its exact line), stacks made here (include depth,
+# long lines, control bytes in names), the Debian 12 display-manager and
+# login stacks of tests/audit-stacks/debian with the pair right and then
+# with a helper in the wrong place, the JSON form, usage errors and
+# failures.  (Not tests/audit/: make's built-in %: %.sh rule would take
+# that name for a program made from audit.sh.)  No root needed:
+# everything goes through --pam-dir.
+#
+# An automake test: $ENVD, $top_srcdir and $top_builddir come from the
+# Makefile; run by hand it finds them from its own location.  Exit 0 pass,
+# 1 fail.  Every check prints "ok - ..." or "FAIL - ..." and the last line
+# counts them.
+
+# Literal $ in single quotes is meant; cleanup runs from a trap.
+# shellcheck disable=SC2016,SC2317
+
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -u
+umask 022
+export LC_ALL=C.UTF-8
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(dirname "$here")}
+top_builddir=${top_builddir:-$top_srcdir/_build/plain}
+ENVD=${ENVD:-$top_builddir/src/envd}
+CASES=$top_srcdir/tests/audit-stacks/cases
+DEBIAN=$top_srcdir/tests/audit-stacks/debian
+
+if [ ! -x "$ENVD" ]; then
+	echo "audit.sh: $ENVD is not built" >&2
+	exit 1
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/envd-audit.XXXXXX") || exit 1
+cleanup() {
+	chmod -R u+rwx "$T" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# ---- harness -------------------------------------------------------------------
+checks=0 failures=0
+pass() {
+	checks=$((checks + 1))
+	printf 'ok - %s\n' "$1"
+}
+fail() {
+	checks=$((checks + 1))
+	failures=$((failures + 1))
+	printf 'FAIL - %s\n' "$1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/    /'
+	return 0
+}
+
+# e [ARG]...: runs envd; stdout in $T/out, stderr in $T/err, status in $rc
+rc=0
+e() {
+	"$ENVD" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+expect_rc() { # WHAT N
+	if [ "$rc" -eq "$2" ]; then pass "$1: exit $2"; else
+		fail "$1: exit $2" "got exit $rc" "stdout: $(head -c 600 "$T/out")" \
+			"stderr: $(head -c 600 "$T/err")"
+	fi
+}
+# expect_file WHAT FILE EXPECTED: FILE holds exactly EXPECTED
+expect_file() {
+	if printf '%s' "$3" | cmp -s - "$2"; then pass "$1"; else
+		fail "$1" "$(printf '%s' "$3" | diff -u --label expected --label got - "$2" | head -40)"
+	fi
+}
+expect_out() { expect_file "$1: stdout" "$T/out" "$2"; }
+expect_err() { expect_file "$1: stderr" "$T/err" "$2"; }
+expect_no_err() { expect_file "$1: stderr empty" "$T/err" ""; }
+
+# case NAME EXIT EXPECTED: envd audit --pam-dir=cases NAME prints exactly
+# EXPECTED (lines, each ending in a newline) and exits EXIT
+case_is() {
+	e audit --pam-dir="$CASES" "$1"
+	expect_rc "$1" "$2"
+	expect_out "$1" "$3"
+	expect_no_err "$1"
+}
+
+exec_reason="runs its command as root with the whole PAM environment"
+no_cleanup="pam_envd.so has no cleanup instance: every close hook sees the user's values (add \"session optional pam_envd.so cleanup\" as the first session line)"
+script_reason="runs its scripts as root with the application's environment, into which login(1) copies the PAM environment before close_session"
+
+# ---- the pair right --------------------------------------------------------------
+case_is right 0 'right: ok
+'
+case_is type-open-before 0 'type-open-before: ok
+'
+case_is type-close-after 0 'type-close-after: ok
+'
+
+# ---- one thing wrong each --------------------------------------------------------
+case_is exec-after 1 "exec-after: exec-after:3: pam_exec.so at open sees the user's values: $exec_reason
+exec-after: exec-after:2: pam_envd.so is not the last session line: 1 later module runs programs at open
+"
+case_is exec-before-cleanup 1 "exec-before-cleanup: exec-before-cleanup:1: pam_exec.so at close sees the user's values: $exec_reason
+"
+case_is no-cleanup 1 "no-cleanup: no-cleanup:2: $no_cleanup
+"
+case_is no-cleanup-exec 1 "no-cleanup-exec: no-cleanup-exec:1: pam_exec.so at close sees the user's values: $exec_reason
+no-cleanup-exec: no-cleanup-exec:2: $no_cleanup
+"
+case_is cleanup-after 1 "cleanup-after: cleanup-after:3: pam_envd.so cleanup comes after the applying instance at cleanup-after:2: make it the first session line
+"
+case_is type-close-before 1 "type-close-before: type-close-before:2: pam_exec.so at close sees the user's values: $exec_reason
+"
+case_is type-open-after 1 "type-open-after: type-open-after:3: pam_exec.so at open sees the user's values: $exec_reason
+type-open-after: type-open-after:2: pam_envd.so is not the last session line: 1 later module runs programs at open
+"
+case_is type-after-command 1 "type-after-command: type-after-command:4: pam_exec.so at open sees the user's values: $exec_reason
+type-after-command: type-after-command:3: pam_envd.so is not the last session line: 1 later module runs programs at open
+"
+case_is others 1 "others: others:3: pam_script.so at close sees the user's values: $script_reason
+"
+
+# pam_envd in the auth stack applies at setcred, maybe before open_session
+auth_stack="pam_envd.so in the auth stack applies at setcred, which applications may call before open_session: every session module that runs programs sees the user's values"
+case_is auth-stack 1 "auth-stack: auth-stack:3: pam_exec.so at open sees the user's values: $exec_reason
+auth-stack: auth-stack:2: $auth_stack
+"
+case_is auth-include 1 "auth-include: auth-include-1:3: $auth_stack
+auth-include: auth-include-1:3: $no_cleanup
+"
+
+# ---- reading as libpam does ------------------------------------------------------
+# session include -> substack -> @include; auth include reads no session line
+case_is chain 1 "chain: chain-3:2: pam_exec.so at close sees the user's values: $exec_reason
+"
+case_is loop 1 'loop: loop-b:2: include loop-a: an include loop: Linux-PAM fails the stack
+'
+case_is missing 1 'missing: missing:2: include missing-file: No such file or directory: Linux-PAM fails the stack
+'
+case_is dash 1 "dash: dash:1: pam_exec.so at close sees the user's values: $exec_reason
+"
+case_is bracket 1 "bracket: bracket:1: pam_exec.so at close sees the user's values: $exec_reason
+"
+case_is continued 1 "continued: continued:1: pam_exec.so at close sees the user's values: $exec_reason
+"
+case_is continued-comment 1 "continued-comment: continued-comment:2: $no_cleanup
+"
+case_is ends-continued 1 'ends-continued: ends-continued:3: the file ends in a continued line: Linux-PAM rejects the file
+'
+case_is absolute 1 "absolute: absolute:3: pam_exec.so at open sees the user's values: $exec_reason
+absolute: absolute:2: pam_envd.so is not the last session line: 1 later module runs programs at open
+"
+case_is none 0 'none: pam_envd.so does not apply in the session stack
+'
+
+# every file of the directory: the ones above, and nothing of "none"
+e audit --pam-dir="$CASES"
+expect_rc "the whole cases directory" 1
+if grep -q '^none:' "$T/out"; then
+	fail "a service without pam_envd is not reported" "$(grep '^none:' "$T/out")"
+else pass "a service without pam_envd is not reported"; fi
+if grep -qxF "chain: chain-3:2: pam_exec.so at close sees the user's values: $exec_reason" "$T/out" &&
+	grep -qx 'right: ok' "$T/out"; then
+	pass "the whole directory: the same lines as one by one"
+else fail "the whole directory: the same lines as one by one" "$(head -20 "$T/out")"; fi
+expect_no_err "the whole cases directory"
+
+# ---- stacks made here --------------------------------------------------------------
+P=$T/pam
+mkdir -p "$P"
+# 17 levels of include: Linux-PAM stops at 16
+printf 'session optional pam_envd.so cleanup\nsession include deep-1\nsession optional pam_envd.so\n' >"$P/deep"
+for i in $(seq 1 16); do
+	printf 'session include deep-%d\n' $((i + 1)) >"$P/deep-$i"
+done
+printf 'session required pam_unix.so\n' >"$P/deep-17"
+e audit --pam-dir="$P" deep
+expect_rc "includes 17 deep" 1
+expect_out "includes 17 deep" 'deep: deep-15:1: include deep-16: includes nested more than 16 deep: Linux-PAM fails the stack
+'
+rm -f "$P/deep-16"
+printf 'session required pam_unix.so\n' >"$P/deep-15"
+e audit --pam-dir="$P" deep
+expect_rc "includes 15 deep" 0
+expect_out "includes 15 deep" 'deep: ok
+'
+# a line over 8 KiB is skipped with a finding, the next ones are read
+{
+	printf 'session optional pam_envd.so cleanup\n'
+	printf 'session optional pam_exec.so /bin/%s\n' "$(head -c 9000 /dev/zero | tr '\0' x)"
+	printf 'session optional pam_envd.so\n'
+} >"$P/long"
+e audit --pam-dir="$P" long
+expect_rc "a long line" 1
+expect_out "a long line" 'long: long:2: line longer than 8192 bytes: not audited
+'
+# at most 1024 session lines and 256 files per service
+{
+	printf 'session optional pam_envd.so cleanup\n'
+	for i in $(seq 1 1030); do printf 'session required pam_unix.so\n'; done
+	printf 'session optional pam_envd.so\n'
+} >"$P/many"
+e audit --pam-dir="$P" many
+expect_out "1032 session lines" 'many: many:1025: more than 1024 session lines: the rest is not audited
+'
+printf 'session required pam_unix.so\n' >"$P/inc"
+{
+	printf 'session optional pam_envd.so cleanup\nsession optional pam_envd.so\n'
+	for i in $(seq 1 300); do printf 'session include inc\n'; done
+} >"$P/wide"
+e audit --pam-dir="$P" wide
+expect_out "300 includes" 'wide: wide:258: include inc: more than 256 files read: not audited
+'
+{
+	for i in $(seq 1 300); do printf 'session optional pam_exec.so /bin/true\n'; done
+	printf 'session optional pam_envd.so\n'
+} >"$P/noisy"
+e audit --pam-dir="$P" noisy
+expect_rc "300 findings" 1
+if [ "$(wc -l <"$T/out")" -eq 257 ] &&
+	[ "$(tail -1 "$T/out")" = "noisy: more than 256 findings: the rest is not shown" ]; then
+	pass "300 findings: 256 shown and a line that says so"
+else fail "300 findings: 256 shown and a line that says so" "$(tail -2 "$T/out")"; fi
+{
+	printf 'session optional pam_envd.so cleanup\nsession include big\nsession optional pam_envd.so\n'
+} >"$P/huge"
+head -c 1100000 /dev/zero | tr '\0' '#' >"$P/big"
+e audit --pam-dir="$P" huge
+expect_out "an include over 1 MiB" 'huge: huge:2: include big: larger than 1048576 bytes: not audited
+'
+head -c 1100000 /dev/zero | tr '\0' '#' >"$P/huge"
+e audit --pam-dir="$P" huge
+expect_out "a service over 1 MiB" 'huge: huge:0: larger than 1048576 bytes: not audited
+'
+rm -f "$P/many" "$P/wide" "$P/inc" "$P/noisy" "$P/huge" "$P/big"
+# control bytes and invalid UTF-8 in names from the files are escaped
+printf 'session optional pam_envd.so cleanup\nsession include bad\033[2Jname\nsession optional pam_envd.so\nsession optional /x/pam_exec.so\001\377 /bin/true\n' >"$P/ctl"
+e audit --pam-dir="$P" ctl
+expect_rc "control bytes in names" 1
+expect_out "control bytes in names" 'ctl: ctl:2: include bad\x1b[2Jname: No such file or directory: Linux-PAM fails the stack
+'
+printf 'session optional pam_envd.so cleanup\nsession optional pam_envd.so\nsession optional /x/pam_\033]0;t\007exec.so /bin/true\nsession include inc\001\n' >"$P/ctl2"
+e audit --pam-dir="$P" ctl2
+expect_out "control bytes in names, escaped" 'ctl2: ctl2:4: include inc\x01: No such file or directory: Linux-PAM fails the stack
+'
+# a service's own file including itself
+printf 'session optional pam_envd.so\nsession include self\n' >"$P/self"
+e audit --pam-dir="$P" self
+expect_out "a service including itself" 'self: self:2: include self: an include loop: Linux-PAM fails the stack
+self: self:1: '"$no_cleanup"'
+'
+# --pam-dir maps absolute /etc/pam.d/ includes into the directory
+printf 'session include /etc/pam.d/abs-inc\nsession optional pam_envd.so cleanup\nsession optional pam_envd.so\n' >"$P/abs"
+printf 'session optional pam_exec.so /bin/true\n' >"$P/abs-inc"
+e audit --pam-dir="$P" abs
+expect_out "an absolute /etc/pam.d include under --pam-dir" "abs: /etc/pam.d/abs-inc:1: pam_exec.so at close sees the user's values: $exec_reason
+"
+# a FIFO or a device as an include is not opened for reading (no hang)
+mkfifo "$P/fifo"
+printf 'session optional pam_envd.so cleanup\nsession include fifo\nsession include /dev/zero\nsession optional pam_envd.so\n' >"$P/special"
+e audit --pam-dir="$P" special
+expect_rc "a FIFO and a device as includes" 1
+expect_out "a FIFO and a device as includes" 'special: special:2: include fifo: not a regular file
+special: special:3: include /dev/zero: not a regular file
+'
+rm -f "$P/fifo" "$P/special"
+# leftovers of package managers and editors are no services
+cp "$CASES/no-cleanup" "$P/sshd.dpkg-old"
+cp "$CASES/no-cleanup" "$P/sshd~"
+rm -f "$P"/deep* "$P"/ctl* "$P/long" "$P/self" "$P/abs"*
+cp "$CASES/right" "$P/right"
+mkdir "$P/subdir"
+ln -s right "$P/right-link"
+e audit --pam-dir="$P"
+expect_rc "package leftovers and directories are skipped, links followed" 0
+expect_out "package leftovers and directories are skipped, links followed" 'right: ok
+right-link: ok
+'
+
+# ---- JSON ---------------------------------------------------------------------------
+e audit --format=json --pam-dir="$CASES" right exec-before-cleanup none
+expect_rc "json" 1
+expect_out "json" '{"services":[
+{"service":"right","applies":true,"ok":true,"findings":[]},
+{"service":"exec-before-cleanup","applies":true,"ok":false,"findings":[{"file":"exec-before-cleanup","line":1,"message":"pam_exec.so at close sees the user'"'"'s values: '"$exec_reason"'"}]},
+{"service":"none","applies":false,"ok":false,"findings":[]}
+]}
+'
+if command -v python3 >/dev/null 2>&1; then
+	e audit --format=json --pam-dir="$CASES"
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["services"]) > 20' "$T/out"; then
+		pass "json of the whole directory parses"
+	else fail "json of the whole directory parses" "$(head -c 600 "$T/out")"; fi
+	printf 'session optional pam_envd.so\nsession include x\033\377y\n' >"$P/jctl"
+	e audit --format=json --pam-dir="$P" jctl
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["services"][0]["findings"][0]["message"]; assert m.startswith("include x\x1b\ufffdy:"), m' "$T/out"; then
+		pass "json with control bytes parses"
+	else fail "json with control bytes parses" "$(head -c 600 "$T/out")"; fi
+fi
+
+# ---- failures and usage -----------------------------------------------------------
+e audit --pam-dir="$CASES" no-such-service
+expect_rc "a named service that does not exist" 3
+expect_err "a named service that does not exist" "envd: $CASES/no-such-service: No such file or directory
+"
+e audit --pam-dir="$T/nowhere"
+expect_rc "a directory that does not exist" 3
+expect_err "a directory that does not exist" "envd: $T/nowhere: No such file or directory
+"
+e audit --pam-dir="$CASES" ../cases/right
+expect_rc "a service name with a slash" 3
+e audit --format=shell --pam-dir="$CASES"
+expect_rc "audit --format=shell" 2
+e --pam-dir="$CASES" show
+expect_rc "--pam-dir with show" 2
+for opt in --explain --root=/ --user-dir=/ --no-user --inherit --no-overwrite --no-expand \
+	--user-allow=X --user-deny=X --user-only=X --reapply=PATH; do
+	e "$opt" audit --pam-dir="$CASES" right
+	expect_rc "audit $opt" 2
+	expect_err "audit $opt" "envd: audit takes --pam-dir, --format, -q and -v only
+Try 'envd --help'.
+"
+done
+e audit --pam-dir
+expect_rc "--pam-dir without a directory" 2
+
+# ---- Debian 12's stacks -----------------------------------------------------------
+debian_services="common-session gdm-password greetd lightdm login sddm sshd su"
+ok_lines=
+for s in $debian_services; do ok_lines="$ok_lines$s: ok
+"; done
+e audit --pam-dir="$DEBIAN"
+expect_rc "Debian 12 with the pair" 0
+expect_out "Debian 12 with the pair" "$ok_lines"
+expect_no_err "Debian 12 with the pair"
+
+# a pam_exec helper before the cleanup line of common-session: every service
+D=$T/debian
+cp -r "$DEBIAN" "$D"
+sed -i 's/^session\toptional\tpam_envd.so cleanup$/session\toptional\tpam_exec.so \/usr\/local\/sbin\/logout-hook\n&/' "$D/common-session"
+line=$(grep -n 'logout-hook' "$D/common-session" | cut -d: -f1)
+want=
+for s in $debian_services; do want="$want$s: common-session:$line: pam_exec.so at close sees the user's values: $exec_reason
+"; done
+e audit --pam-dir="$D"
+expect_rc "Debian 12, a helper before the cleanup line" 1
+expect_out "Debian 12, a helper before the cleanup line" "$want"
+
+# in one service, before its @include common-session
+cp "$DEBIAN/common-session" "$D/common-session"
+sed -i 's/^@include common-session$/session optional pam_exec.so type=close_session \/usr\/local\/sbin\/hook\n&/' "$D/sshd"
+line=$(grep -n 'sbin/hook' "$D/sshd" | cut -d: -f1)
+e audit --pam-dir="$D" sshd lightdm
+expect_rc "Debian 12 sshd, a close helper before common-session" 1
+expect_out "Debian 12 sshd, a close helper before common-session" "sshd: sshd:$line: pam_exec.so at close sees the user's values: $exec_reason
+lightdm: ok
+"
+# a helper after the applying line, appended to gdm-password
+cp "$DEBIAN/sshd" "$D/sshd"
+echo 'session optional pam_exec.so /usr/local/sbin/hook' >>"$D/gdm-password"
+line=$(wc -l <"$D/gdm-password")
+apply=$(grep -n '^session	optional	pam_envd.so *$' "$D/common-session" | cut -d: -f1)
+e audit --pam-dir="$D" gdm-password
+expect_rc "Debian 12 gdm-password, a helper after the applying line" 1
+expect_out "Debian 12 gdm-password, a helper after the applying line" "gdm-password: gdm-password:$line: pam_exec.so at open sees the user's values: $exec_reason
+gdm-password: common-session:$apply: pam_envd.so is not the last session line: 1 later module runs programs at open
+"
+# without the cleanup line
+cp "$DEBIAN/gdm-password" "$D/gdm-password"
+sed -i '/pam_envd.so cleanup/d' "$D/common-session"
+apply=$(grep -n '^session	optional	pam_envd.so *$' "$D/common-session" | cut -d: -f1)
+e audit --pam-dir="$D" greetd
+expect_rc "Debian 12 greetd, no cleanup line" 1
+expect_out "Debian 12 greetd, no cleanup line" "greetd: common-session:$apply: $no_cleanup
+"
+
+# ---- summary ----------------------------------------------------------------------
+echo "audit.sh: $checks checks, $failures failed"
+[ "$failures" -eq 0 ] || exit 1
+exit 0
