@@ -20,14 +20,21 @@
 # - SDDM and SLiM: autologin into X on Xvfb; /etc/sddm/Xsession and SLiM's
 #   "bash -login /etc/X11/Xsession" source /etc/profile as well.
 #
-# The DM's PAM service gets pam_exec recorders where an admin's logout
-# script would be: the first session line of the service (it runs at open
-# before common-session, so it shows what the DM itself set) and the line
-# right after common-session.  At close_session they show what a logout
-# helper is given.  The display manager packages (lightdm, greetd, nodm,
-# sddm, slim, xvfb, ...) are installed here when missing, as stage_musl installs musl-tools.
-# Everything changed is restored and everything started is stopped by its
-# process id, also on failure; the packages are purged at the end.
+# The DM's PAM service gets two pam_exec recorders where an admin's logout
+# script would be: on its first session line (at open it shows what the
+# DM itself put in the PAM environment) and right after common-session.
+# At close_session the one after common-session must see none of the
+# user's values (the cleanup instance, first in common-session, took them
+# back); the first-line one runs before the cleanup instance and still
+# sees them, which is asserted as the documented limit.  The session logs
+# out by making its command exit; then the DM is stopped by its pid.
+#
+# The display manager packages (lightdm, greetd, nodm, sddm, slim, xvfb,
+# ...) are installed here when missing, as stage_musl installs
+# musl-tools.  Everything changed is restored and everything started is
+# stopped by its process id, also on failure; the packages are purged at
+# the end, and the files they and this test touch are compared with how
+# they were.
 #
 # Prints PASS:, FAIL: and SKIP: lines (counted by ./dev); exits 1 on any
 # failure, 77 when it cannot run at all (not root, no .debs).
@@ -272,6 +279,7 @@ su "$u" -s /bin/sh -c "mkdir -p '$h/.config/environment.d'"
 # XDG_SESSION_TYPE must stay, the others must not arrive
 cat >"$h/.config/environment.d/50-dm.conf" <<'EOF'
 DM_PLAIN=plain value from environment.d
+DM_QUOTED="two  spaced words"
 DM_SEEN=type=${XDG_SESSION_TYPE:-none} class=${XDG_SESSION_CLASS:-none} seat=${XDG_SEAT:-none} vt=${XDG_VTNR:-none}
 PATH=$HOME/dm-bin:$PATH
 XDG_SESSION_TYPE=wayland
@@ -379,6 +387,12 @@ check_login() {
 		pass "$n: a plain variable of ~/.config/environment.d arrived"
 	else
 		fail "$n: DM_PLAIN '$v'"
+	fi
+	v=$(val "$f" DM_QUOTED)
+	if [ "$v" = "two  spaced words" ]; then
+		pass "$n: a quoted value arrived without its quotes"
+	else
+		fail "$n: DM_QUOTED '$v', expected 'two  spaced words'"
 	fi
 	v=$(val "$f" DM_SEEN)
 	if [ "$v" = "$sw" ]; then
