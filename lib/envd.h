@@ -284,9 +284,26 @@ int envd_policy_allow(struct envd_policy *p, const char *patterns);
 int envd_policy_deny(struct envd_policy *p, const char *patterns);
 int envd_policy_only(struct envd_policy *p, const char *patterns);
 /* Returns NULL when name may be set, else the reason (a static string).
- * value, when not NULL, is the expanded value: the default list also
- * refuses a TZ that names a file outside the time zone database. */
+ * value, when not NULL, is the expanded value: the default value rules
+ * also refuse some values of some names (TZ naming a file, LANGUAGE, LANG
+ * and LC_* naming a path, a D-Bus address that runs a command). */
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value);
+/* When the verdict on name depends on its value (a default value rule
+ * applies and user_allow does not lift it): that rule's reason, else NULL. */
+const char *envd_policy_value_rule(const struct envd_policy *p, const char *name);
+
+/* The default policy's tables, for showing them: the names refused, the
+ * names allowed back from those, and the names refused for some values
+ * (the reason then says which). */
+enum envd_policy_table {
+	ENVD_POLICY_DENY,
+	ENVD_POLICY_EXCEPTION,
+	ENVD_POLICY_VALUE,
+};
+/* Entry i of table: sets *pattern (a glob) and *reason (static strings) and
+ * returns true, or returns false past the end. */
+bool envd_policy_default(enum envd_policy_table table, size_t i, const char **pattern,
+                         const char **reason);
 
 /* ---- names and values ---- */
 

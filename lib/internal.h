@@ -21,13 +21,19 @@ static inline bool envd_name_char(char c) /* a letter, a digit or '_' */
 	return envd_name_start(c) || (c >= '0' && c <= '9');
 }
 
-/* ---- the default deny list (policy.c) ---- */
+/* ---- the default policy (policy.c) ---- */
 struct envd_policy_entry {
-	const char *pattern; /* fnmatch(3) glob */
+	const char *pattern; /* fnmatch(3) glob that starts with a literal */
 	const char *reason;
+	/* value rules only: true when value makes the name refused */
+	bool (*refuses)(const char *value);
 };
-/* Terminated by a NULL pattern. */
+/* Three tables, each in strcmp order of pattern and terminated by a NULL
+ * pattern: the names refused, the names allowed back from those (each
+ * with why it is harmless), and the names refused for some values. */
 extern const struct envd_policy_entry envd_default_deny[];
+extern const struct envd_policy_entry envd_default_exceptions[];
+extern const struct envd_policy_entry envd_value_rules[];
 
 /* ---- parser and expansion (parse.c, expand.c) ---- */
 

@@ -458,7 +458,12 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 			return 0; /* reported */
 		if (r < 0)
 			return r;
-		v = ld->xbuf.data ? ld->xbuf.data : ""; /* no data: nothing was appended */
+		/* the checks below read v as a string: the buffer keeps a spare
+		 * byte for the NUL, and without it held the previous value's
+		 * bytes past vlen.  No data: nothing was ever appended. */
+		if (ld->xbuf.data)
+			ld->xbuf.data[ld->xbuf.len] = '\0';
+		v = ld->xbuf.data ? ld->xbuf.data : "";
 		vlen = ld->xbuf.len;
 	}
 	if (!envd_utf8_valid(v, vlen)) {

@@ -1,11 +1,19 @@
 /* policy.c - which names a user's file may set.
  *
- * pam_envd runs before the rest of the session stack and the variables it
- * sets reach every later module; pam_exec runs its helper as root with the
- * PAM environment.  The default list therefore refuses what steers code
- * that runs later (loader, libc, shells, interpreters) or impersonates the
- * session and its identity.  Each entry carries the reason that the logs
- * and `envd check` show; pam_envd(8) repeats them. */
+ * The variables pam_envd sets reach every later module, every module's
+ * close hook, the helpers pam_exec runs as root and applications that copy
+ * the PAM environment into a root process.  The rule (SECURITY.md): a name
+ * is refused when a program that may run as root after the module changes
+ * what code it runs, what configuration or command it takes or what files
+ * it opens because of it; what only the user's own interactive session or
+ * desktop reads stays allowed.  A deny list is the second lock, never the
+ * first: the cleanup instance and the module last in the stack are what
+ * keep a user's values from root programs.
+ *
+ * Three tables, each with the reason that the logs, `envd check` and
+ * `envd policy` show and that pam_envd(8) repeats: the names refused, the
+ * names allowed back from those (built in; the administrator's user_allow
+ * is separate), and the names refused only for some values. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,32 +30,55 @@ static const char identity[] = "impersonates the session or its identity";
 static const char service[] = "steers services and tools run later, possibly as root";
 static const char tool[] = "makes a tool run later, possibly as root, run a command or open a "
                            "path the user chose";
+static const char git[] = "steers git run later, possibly as root: its repository, "
+                          "configuration, commands and trace files";
+static const char bus[] = "points D-Bus clients run later, possibly as root, at a bus the user "
+                          "chose, or makes them run a command (unixexec:)";
+static const char options[] = "adds options or file names to a tool run later, possibly as root";
+static const char config[] = "makes a tool run later, possibly as root, read a configuration "
+                             "file the user chose";
+static const char trust[] = "makes TLS clients run later, possibly as root, trust certificates "
+                            "the user chose";
+static const char modules[] = "makes a library in programs started later load modules (code) "
+                              "from where the user says";
 
-/* The reason names the category; the list is in strcmp order for the
- * reader (a unit test keeps it so). */
+/* The reason names the category; the list is in strcmp order (a unit
+ * test keeps it so), which the scan in envd_policy_check relies on. */
 const struct envd_policy_entry envd_default_deny[] = {
     {"BASHOPTS", shell_init},
     {"BASH_ENV", shell_init},
     {"BASH_FUNC_*", shell_init},
     {"BASH_XTRACEFD", shell_init},
+    {"BUNDLE_GEMFILE", interp},
+    {"BZIP", options},
+    {"BZIP2", options},
     {"CDPATH", shell_init},
     {"CLASSPATH", interp},
+    {"CURL_CA_BUNDLE", trust},
+    {"CURL_HOME", config},
+    {"CVS_RSH", tool},
+    {"CVS_SERVER", tool},
+    {"DATEMSK", loader},
+    {"DBUS_STARTER_ADDRESS", bus},
+    {"DBUS_SYSTEM_BUS_ADDRESS", bus},
     {"ENV", shell_init},
     {"FPATH", shell_init},
     {"GCONV_PATH", loader},
+    {"GDK_PIXBUF_MODULE_FILE", modules},
+    {"GEMRC", interp},
+    {"GEM_*", interp},
     {"GETCONF_DIR", loader},
-    {"GIT_ASKPASS", tool},
-    {"GIT_CONFIG*", tool},
-    {"GIT_DIR", tool},
-    {"GIT_EXEC_PATH", tool},
-    {"GIT_EXTERNAL_DIFF", tool},
-    {"GIT_PROXY_COMMAND", tool},
-    {"GIT_SSH", tool},
-    {"GIT_SSH_COMMAND", tool},
-    {"GIT_TEMPLATE_DIR", tool},
-    {"GIT_WORK_TREE", tool},
+    {"GIO_EXTRA_MODULES", modules},
+    {"GIO_LAUNCH_DESKTOP", tool},
+    {"GIO_MODULE_DIR", modules},
+    {"GIT_*", git},
+    {"GI_TYPELIB_PATH", modules},
     {"GLIBC_TUNABLES", loader},
     {"GLOBIGNORE", shell_init},
+    {"GST_DEBUG_FILE", tool},
+    {"GST_PLUGIN_*", modules},
+    {"GST_REGISTRY*", tool},
+    {"HGRCPATH", config},
     {"HOME", identity},
     {"HOSTALIASES", loader},
     {"IFS", shell_init},
@@ -68,9 +99,14 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"LUA_CPATH*", interp},
     {"LUA_INIT*", interp},
     {"LUA_PATH*", interp},
+    {"MAILCAPS", config},
+    {"MAILRC", config},
     {"MALLOC_*", loader},
+    {"MUSL_LOCPATH", loader},
+    {"NAILRC", config},
     {"NIS_PATH", loader},
     {"NLSPATH", loader},
+    {"NODE_EXTRA_CA_CERTS", trust},
     {"NODE_OPTIONS", interp},
     {"NODE_PATH", interp},
     {"NOTIFY_SOCKET", service},
@@ -98,8 +134,11 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"PYTHONUSERBASE", interp},
     {"PYTHONWARNINGS", interp},
     {"READNULLCMD", shell_init},
+    {"REQUESTS_CA_BUNDLE", trust},
     {"RESOLV_HOST_CONF", loader},
     {"RES_OPTIONS", loader},
+    {"RSYNC_CONNECT_PROG", tool},
+    {"RSYNC_RSH", tool},
     {"RUBYLIB", interp},
     {"RUBYOPT", interp},
     {"SHELL", identity},
@@ -110,25 +149,140 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"SSH_ORIGINAL_COMMAND", identity},
     {"SSH_TTY", identity},
     {"SSLKEYLOGFILE", tool},
+    {"SSL_CERT_DIR", trust},
+    {"SSL_CERT_FILE", trust},
     {"SUDO_*", identity},
+    {"SVN_SSH", tool},
     {"SYSTEMD_*", service},
+    {"SYSTEM_WGETRC", config},
+    {"TAPE", tool},
+    {"TAR_OPTIONS", options},
+    {"TCL*_TM_PATH", interp},
     {"TCLLIBPATH", interp},
+    {"TCL_LIBRARY", interp},
     {"TERMCAP", tool},
     {"TERMINFO", tool},
     {"TERMINFO_DIRS", tool},
     {"TERMPATH", tool},
+    {"TEXTDOMAINDIR", tool},
+    {"TK_LIBRARY", interp},
     {"TMPDIR", loader},
     {"TMPPREFIX", shell_init},
     {"TZDIR", loader},
+    {"UNZIP", options},
+    {"UNZIPOPT", options},
     {"USER", identity},
+    {"WGETRC", config},
     {"XDG_RUNTIME_DIR", identity},
     {"XDG_SEAT", identity},
     {"XDG_SEAT_PATH", identity},
     {"XDG_SESSION_*", identity},
     {"XDG_VTNR", identity},
+    {"XZ_DEFAULTS", options},
+    {"XZ_OPT", options},
     {"ZDOTDIR", shell_init},
+    {"ZIPOPT", options},
     {"_JAVA_OPTIONS", interp},
     {NULL, NULL},
+};
+
+static const char interactive[] = "allowed back: git runs it only for a person at a terminal, as "
+                                  "with EDITOR and PAGER";
+static const char prompt[] = "allowed back: read only by git's prompt script in an interactive "
+                             "shell, never by git";
+static const char author[] = "allowed back: an identity written into commits, never a command or "
+                             "a path";
+
+/* Names allowed back from the refused ones.  Each must match an entry of
+ * envd_default_deny (a unit test checks it); same order and scan. */
+const struct envd_policy_entry envd_default_exceptions[] = {
+    {"GIT_AUTHOR_*", author},   {"GIT_COMMITTER_*", author}, {"GIT_EDITOR", interactive},
+    {"GIT_PAGER", interactive}, {"GIT_PS1_*", prompt},       {NULL, NULL},
+};
+
+/* The value rules.  Each says which values of a name it refuses. */
+
+/* A path component "..": at the start or after a '/', ending at the end,
+ * a '/' or the separator sep. */
+static bool has_dotdot(const char *v, char sep)
+{
+	const char *c;
+
+	for (c = v; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == v || c[-1] == '/' || c[-1] == sep) &&
+		    (c[2] == '\0' || c[2] == '/' || c[2] == sep))
+			return true;
+	return false;
+}
+
+/* TZ names a zone of the time zone database, or a rule.  One that names a
+ * file elsewhere (an absolute path, or a path with a ".." component) makes
+ * every program that formats a time open that file, root helpers
+ * included: a FIFO there hangs them.  sudo's env_check refuses the same. */
+static bool tz_names_file(const char *v)
+{
+	if (*v == ':')
+		v++;
+	return *v == '/' || has_dotdot(v, '/');
+}
+
+/* LANGUAGE is a ':'-separated list of locale names that gettext puts
+ * between its catalogue directory and LC_MESSAGES: "../../home/u/x" makes a
+ * root program load the user's .mo files, whose translations are printf
+ * formats (a root mkdir died with SIGSEGV).  No locale name has a '/'. */
+static bool language_names_path(const char *v)
+{
+	return strchr(v, '/') != NULL || has_dotdot(v, ':');
+}
+
+/* LANG and LC_*: no locale name has a '/'.  glibc before 2.20 loaded
+ * locale files, which it trusts, from "../" paths (CVE-2014-0475); glibc
+ * 2.36 looks a name that starts with '/' up below its own locale directory
+ * and musl refuses a '/'.  Refusing it costs no user anything and does not
+ * depend on the libc. */
+static bool locale_names_path(const char *v)
+{
+	return strchr(v, '/') != NULL || has_dotdot(v, '\0');
+}
+
+/* A D-Bus address is a ';'-separated list of "transport:key=value,...".
+ * unixexec: (libdbus, sd-bus) and x-machine-unixexec: (sd-bus) run a
+ * command to reach the bus: only the transports that connect are taken. */
+static bool bus_runs_command(const char *v)
+{
+	static const char *const connect[] = {"unix:", "tcp:", "nonce-tcp:", "autolaunch:"};
+	const char *a = v;
+	size_t i;
+
+	for (;;) {
+		while (*a == ';')
+			a++;
+		if (!*a)
+			return false;
+		for (i = 0; i < ENVD_ARRAY_SIZE(connect); i++)
+			if (strncmp(a, connect[i], strlen(connect[i])) == 0)
+				break;
+		if (i == ENVD_ARRAY_SIZE(connect))
+			return true;
+		a += strcspn(a, ";");
+	}
+}
+
+const struct envd_policy_entry envd_value_rules[] = {
+    {"DBUS_SESSION_BUS_ADDRESS",
+     "a bus address whose transport is not unix:, tcp:, nonce-tcp: or autolaunch: (unixexec: runs "
+     "a command in every D-Bus client)",
+     bus_runs_command},
+    {"LANG", "a locale name with a '/' or a '..' component is a path to locale files",
+     locale_names_path},
+    {"LANGUAGE",
+     "a '/' or a '..' element makes programs load message catalogues (printf formats) from a "
+     "path the user chose",
+     language_names_path},
+    {"LC_*", "a locale name with a '/' or a '..' component is a path to locale files",
+     locale_names_path},
+    {"TZ", "names a file outside the time zone database", tz_names_file},
+    {NULL, NULL, NULL},
 };
 
 struct pattern_list {
@@ -229,24 +383,6 @@ int envd_policy_only(struct envd_policy *p, const char *patterns)
 	return add_patterns(&p->only, patterns);
 }
 
-/* TZ names a zone of the time zone database, or a rule.  One that names a
- * file elsewhere (an absolute path, or a path with a ".." component) makes
- * every program that formats a time open that file, root helpers
- * included: a FIFO there hangs them.  sudo's env_check refuses the same. */
-static bool tz_names_file(const char *v)
-{
-	const char *c;
-
-	if (*v == ':')
-		v++;
-	if (*v == '/')
-		return true;
-	for (c = v; (c = strstr(c, "..")) != NULL; c += 2)
-		if ((c == v || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
-			return true;
-	return false;
-}
-
 static bool any_match(const struct pattern_list *l, const char *name)
 {
 	size_t i;
@@ -255,6 +391,23 @@ static bool any_match(const struct pattern_list *l, const char *name)
 		if (fnmatch(l->v[i], name, 0) == 0)
 			return true;
 	return false;
+}
+
+/* The first entry of a sorted table whose pattern matches name, or NULL.
+ * Every pattern starts with a literal and each table is sorted: fnmatch
+ * only where the first bytes agree, and no look past them.  fnmatch on all
+ * 103 entries of the first list was 9% of a login process's instructions,
+ * the whole scan 0.9%. */
+static const struct envd_policy_entry *table_find(const struct envd_policy_entry *t,
+                                                  const char *name)
+{
+	for (; t->pattern; t++) {
+		if ((unsigned char)t->pattern[0] > (unsigned char)name[0])
+			break;
+		if (t->pattern[0] == name[0] && fnmatch(t->pattern, name, 0) == 0)
+			return t;
+	}
+	return NULL;
 }
 
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value)
@@ -270,21 +423,48 @@ const char *envd_policy_check(const struct envd_policy *p, const char *name, con
 	if (p->only.n > 0 && !any_match(&p->only, name))
 		return "not among the names the administrator lets user files set (user_only)";
 	if (p->defaults) {
-		/* Every default pattern starts with a literal and the list is
-		 * sorted: fnmatch only where the first bytes agree, and no look
-		 * past them.  fnmatch on all 103 entries was 9% of a login
-		 * process's instructions, the whole scan 0.9%. */
-		for (e = envd_default_deny; e->pattern && !reason; e++) {
-			if ((unsigned char)e->pattern[0] > (unsigned char)name[0])
-				break;
-			if (e->pattern[0] == name[0] && fnmatch(e->pattern, name, 0) == 0)
-				reason = e->reason;
-		}
-		if (!reason && value && strcmp(name, "TZ") == 0 && tz_names_file(value))
-			reason = "names a file outside the time zone database";
+		e = table_find(envd_default_deny, name);
+		if (e && !table_find(envd_default_exceptions, name))
+			reason = e->reason;
+		if (!reason && value && (e = table_find(envd_value_rules, name)) &&
+		    e->refuses(value))
+			reason = e->reason;
 	}
 	/* allow lifts only the defaults */
 	if (reason && any_match(&p->allow, name))
 		reason = NULL;
 	return reason;
+}
+
+const char *envd_policy_value_rule(const struct envd_policy *p, const char *name)
+{
+	const struct envd_policy_entry *e;
+
+	if (!p || !p->defaults || !(e = table_find(envd_value_rules, name)))
+		return NULL;
+	return any_match(&p->allow, name) ? NULL : e->reason;
+}
+
+bool envd_policy_default(enum envd_policy_table table, size_t i, const char **pattern,
+                         const char **reason)
+{
+	static const struct envd_policy_entry *const tables[] = {
+	    [ENVD_POLICY_DENY] = envd_default_deny,
+	    [ENVD_POLICY_EXCEPTION] = envd_default_exceptions,
+	    [ENVD_POLICY_VALUE] = envd_value_rules,
+	};
+	const struct envd_policy_entry *t;
+	size_t n;
+
+	if ((unsigned)table >= ENVD_ARRAY_SIZE(tables))
+		return false;
+	t = tables[table];
+	for (n = 0; n < i; n++)
+		if (!t[n].pattern)
+			return false;
+	if (!t[i].pattern)
+		return false;
+	*pattern = t[i].pattern;
+	*reason = t[i].reason;
+	return true;
 }

@@ -16,6 +16,7 @@
 #include "output.h"
 #include "privs.h"
 #include "import.h"
+#include "policy_cmd.h"
 #include "reapply.h"
 #include "audit.h"
 
@@ -23,7 +24,7 @@ extern char **environ;
 
 enum { EXIT_OK = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
-enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT, CMD_AUDIT };
+enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT, CMD_AUDIT, CMD_POLICY };
 
 struct opts {
 	enum command cmd;
@@ -49,6 +50,7 @@ static const char usage_text[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
     "  or:  envd [-q] import-pam-environment [--as=USER] [FILE]\n"
     "  or:  envd [--pam-dir=DIR] [--format=json] audit [SERVICE]...\n"
+    "  or:  envd policy\n"
     "Show, explain and lint the environment that pam_envd gives a login of USER\n"
     "(default: the caller) from the environment.d directories.\n"
     "\n"
@@ -65,6 +67,9 @@ static const char usage_text[] =
     "           its cleanup instance at close), and a missing or misplaced\n"
     "           cleanup instance; one line per finding, SERVICE: ok for a\n"
     "           service without any, exit 1 if any\n"
+    "  policy   print the default policy for user files, one line each, tab-\n"
+    "           separated: refuse PATTERN REASON, allow-back PATTERN REASON\n"
+    "           (built-in exceptions), value PATTERN REASON (refused values)\n"
     "\n"
     "Options:\n"
     "  -f, --format=FMT     show: env (NAME=VALUE), shell (export NAME='VALUE'),\n"
@@ -270,6 +275,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = CMD_FILES;
 	else if (strcmp(cmd, "import-pam-environment") == 0)
 		o->cmd = CMD_IMPORT; /* its operand is a FILE, kept in o->user */
+	else if (strcmp(cmd, "policy") == 0)
+		o->cmd = CMD_POLICY;
 	else if (strcmp(cmd, "audit") == 0) {
 		o->cmd = CMD_AUDIT; /* any number of SERVICE operands */
 		o->services = argv + optind;
@@ -289,6 +296,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->user = argv[optind++];
 	if (optind < argc)
 		return usage_error("too many arguments", argv[optind]);
+	if (o->cmd == CMD_POLICY && o->user)
+		return usage_error("policy takes no operand", o->user);
 	if (o->explain && (o->format == FORMAT_SHELL || o->format == FORMAT_NUL))
 		return usage_error("--explain goes with --format=env or json", NULL);
 	if (o->as && o->cmd != CMD_IMPORT)
@@ -431,6 +440,12 @@ int main(int argc, char **argv)
 			rc = EXIT_FAIL;
 		}
 		return rc;
+	}
+	if (o.cmd == CMD_POLICY) {
+		if (policy_print(stdout) == 0)
+			return EXIT_OK;
+		fprintf(stderr, "envd: write error\n");
+		return EXIT_FAIL;
 	}
 	pw = find_user(o.user);
 	if (!pw) {

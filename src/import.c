@@ -411,7 +411,7 @@ static void render_line(struct ctx *c, const struct line *ln)
 static void note_line(struct ctx *c, const struct line *ln)
 {
 	char name[PAM_LINE_BUF];
-	const char *why;
+	const char *why, *rule;
 
 	if (ln->how == H_CHAIN)
 		note(c, "inexact",
@@ -439,6 +439,22 @@ static void note_line(struct ctx *c, const struct line *ln)
 	memcpy(name, ln->var, ln->var_len);
 	name[ln->var_len] = '\0';
 	why = envd_policy_check(c->policy, name, NULL);
+	/* a value without references is the value pam_envd checks too */
+	if (!why && c->val.len && !memchr(c->val.p, '$', c->val.len) &&
+	    !memchr(c->val.p, '\0', c->val.len)) {
+		char *lit = strndup(c->val.p, c->val.len);
+
+		if (lit)
+			why = envd_policy_check(c->policy, name, lit);
+		else
+			c->oom = true;
+		free(lit);
+	} else if (!why && c->val.len && memchr(c->val.p, '$', c->val.len) &&
+	           (rule = envd_policy_value_rule(c->policy, name)) != NULL)
+		note(c, "inexact",
+		     "pam_envd refuses some values of %.*s in user files and checks this one "
+		     "after expansion (%s)",
+		     (int)ln->var_len, ln->var, rule);
 	if (why)
 		note(c, "inexact",
 		     "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",

@@ -36,7 +36,7 @@ if [ "$help_opts" != "$man_opts" ]; then
 	echo "envd.1: $man_opts"
 	rc=1
 fi
-for cmd in show check files; do
+for cmd in show check files policy; do
 	grep -q "^\.Cm $cmd\$" "$top_srcdir/man/envd.1" || { echo "FAIL: envd.1 lacks $cmd"; rc=1; }
 done
 [ $rc = 0 ] && echo "man pages: ok"

@@ -848,6 +848,34 @@ static void test_policy_user_side_only(void **state)
 	tu_tree_free(&t);
 }
 
+/* The value rules see the value after expansion, and only it: an
+ * expansion to nothing after a longer one is the empty value, not what the
+ * expansion buffer held before. */
+static void test_policy_expanded_values(void **state)
+{
+	struct tu_tree t;
+	struct envd_policy *p = envd_policy_new(true);
+
+	(void)state;
+	assert_non_null(p);
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf",
+	         "D=../..\nLANGUAGE=$D/x\nLONG=/home/u/../../some/long/path/x\nLANG=${NOPE}\n"
+	         "TZ=${NOPE}\nLC_ALL=${NOPE}\nB=Europe/Berlin\nTZ2=x\nTZ=$B\n"
+	         "LC_TIME=${D}\nLANG2=de:fr\nX=/a/b/../../c/d/e\nLC_NUMERIC=${LANG2}\n");
+	t.cfg.policy = p;
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "LANGUAGE");
+	tu_assert_var(&t, "LANG", "");
+	tu_assert_var(&t, "TZ", "Europe/Berlin");
+	tu_assert_var(&t, "LC_ALL", "");
+	tu_assert_unset(&t, "LC_TIME");
+	tu_assert_var(&t, "LC_NUMERIC", "de:fr");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_REFUSED), 2);
+	envd_policy_free(p);
+	tu_tree_free(&t);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -876,6 +904,7 @@ int main(void)
 	    tu_test(test_nooverwrite),
 	    tu_test(test_noexpand),
 	    tu_test(test_policy_user_side_only),
+	    tu_test(test_policy_expanded_values),
 	};
 
 	return cmocka_run_group_tests_name("unit_load", tests, NULL, NULL);

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <fnmatch.h>
+
 #include "testutil.h"
 
 static struct envd_policy *policy(bool defaults, const char *allow, const char *deny)
@@ -54,21 +56,29 @@ static void instance(char *out, size_t outsz, const char *pattern, bool empty_st
 	out[j] = '\0';
 }
 
-/* The list stays in strcmp order, for the reader and for review of
- * additions; every pattern starts with a literal. */
-static void test_default_list_sorted(void **state)
+/* Each table stays in strcmp order, which the scan relies on, and every
+ * pattern starts with a literal. */
+static void check_sorted(const struct envd_policy_entry *t, const char *what)
 {
 	size_t i;
 
-	(void)state;
-	for (i = 0; envd_default_deny[i].pattern; i++) {
-		assert_true(envd_default_deny[i].pattern[0] != '*' &&
-		            envd_default_deny[i].pattern[0] != '?');
-		if (i > 0 &&
-		    strcmp(envd_default_deny[i - 1].pattern, envd_default_deny[i].pattern) >= 0)
-			fail_msg("%s before %s: the default list is out of order",
-			         envd_default_deny[i - 1].pattern, envd_default_deny[i].pattern);
+	for (i = 0; t[i].pattern; i++) {
+		if (t[i].pattern[0] == '*' || t[i].pattern[0] == '?' || t[i].pattern[0] == '\0')
+			fail_msg("%s: %s starts with a glob", what, t[i].pattern);
+		if (i > 0 && strcmp(t[i - 1].pattern, t[i].pattern) >= 0)
+			fail_msg("%s before %s: the %s table is out of order", t[i - 1].pattern,
+			         t[i].pattern, what);
+		assert_non_null(t[i].reason);
+		assert_true(t[i].reason[0] != '\0');
 	}
+}
+
+static void test_default_list_sorted(void **state)
+{
+	(void)state;
+	check_sorted(envd_default_deny, "deny");
+	check_sorted(envd_default_exceptions, "exception");
+	check_sorted(envd_value_rules, "value rule");
 }
 
 static void test_default_entries_each_refused(void **state)
@@ -401,6 +411,246 @@ static void test_bad_patterns(void **state)
 	}
 }
 
+/* Issue 16: names that steer root tools.  Each refused with its family's
+ * reason (a word of it). */
+static void test_root_tool_names(void **state)
+{
+	/* clang-format off */
+	static const struct {
+		const char *name, *reason;
+	} cases[] = {
+	    /* D-Bus: unixexec: makes every client run a command */
+	    {"DBUS_SYSTEM_BUS_ADDRESS", "D-Bus"}, {"DBUS_STARTER_ADDRESS", "D-Bus"},
+	    /* git: all of GIT_* */
+	    {"GIT_COMMON_DIR", "git"}, {"GIT_TRACE", "git"}, {"GIT_TRACE2", "git"},
+	    {"GIT_TRACE_PACKET", "git"}, {"GIT_TRACE2_EVENT", "git"}, {"GIT_INDEX_FILE", "git"},
+	    {"GIT_OBJECT_DIRECTORY", "git"}, {"GIT_ALTERNATE_OBJECT_DIRECTORIES", "git"},
+	    {"GIT_SSL_CAINFO", "git"}, {"GIT_SEQUENCE_EDITOR", "git"}, {"GIT_DIR", "git"},
+	    {"GIT_CONFIG_GLOBAL", "git"}, {"GIT_SSH_COMMAND", "git"}, {"GIT_", "git"},
+	    /* options and file names added to a root tool's command line */
+	    {"TAR_OPTIONS", "options"}, {"BZIP", "options"}, {"BZIP2", "options"},
+	    {"XZ_OPT", "options"}, {"XZ_DEFAULTS", "options"}, {"ZIPOPT", "options"},
+	    {"UNZIP", "options"}, {"UNZIPOPT", "options"},
+	    /* configuration files */
+	    {"CURL_HOME", "configuration"}, {"WGETRC", "configuration"},
+	    {"SYSTEM_WGETRC", "configuration"}, {"MAILRC", "configuration"},
+	    {"NAILRC", "configuration"}, {"MAILCAPS", "configuration"},
+	    {"HGRCPATH", "configuration"},
+	    /* commands and files */
+	    {"RSYNC_RSH", "command"}, {"RSYNC_CONNECT_PROG", "command"}, {"CVS_RSH", "command"},
+	    {"CVS_SERVER", "command"}, {"SVN_SSH", "command"}, {"GIO_LAUNCH_DESKTOP", "command"},
+	    {"GST_DEBUG_FILE", "path"}, {"TAPE", "path"}, {"TEXTDOMAINDIR", "path"}, {"GST_REGISTRY", "path"}, {"GST_REGISTRY_1_0", "path"},
+	    /* trust */
+	    {"CURL_CA_BUNDLE", "certificates"}, {"SSL_CERT_FILE", "certificates"},
+	    {"SSL_CERT_DIR", "certificates"}, {"REQUESTS_CA_BUNDLE", "certificates"},
+	    {"NODE_EXTRA_CA_CERTS", "certificates"},
+	    /* interpreters */
+	    {"TCL_LIBRARY", "interpreter"}, {"TK_LIBRARY", "interpreter"},
+	    {"TCLLIBPATH", "interpreter"}, {"TCL8_6_TM_PATH", "interpreter"},
+	    {"TCL9_TM_PATH", "interpreter"}, {"RUBYOPT", "interpreter"},
+	    {"RUBYLIB", "interpreter"}, {"GEM_HOME", "interpreter"}, {"GEM_PATH", "interpreter"},
+	    {"GEM_SPEC_CACHE", "interpreter"}, {"GEMRC", "interpreter"},
+	    {"BUNDLE_GEMFILE", "interpreter"},
+	    /* modules of libraries */
+	    {"GIO_EXTRA_MODULES", "modules"}, {"GIO_MODULE_DIR", "modules"},
+	    {"GI_TYPELIB_PATH", "modules"}, {"GST_PLUGIN_PATH", "modules"},
+	    {"GST_PLUGIN_PATH_1_0", "modules"}, {"GST_PLUGIN_SYSTEM_PATH", "modules"},
+	    {"GST_PLUGIN_SYSTEM_PATH_1_0", "modules"}, {"GST_PLUGIN_SCANNER", "modules"},
+	    {"GDK_PIXBUF_MODULE_FILE", "modules"},
+	    /* libc */
+	    {"MUSL_LOCPATH", "libc"}, {"DATEMSK", "libc"},
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(cases); i++) {
+		const char *why = envd_policy_check(p, cases[i].name, NULL);
+
+		if (!why)
+			fail_msg("%s should be refused", cases[i].name);
+		if (!strstr(why, cases[i].reason))
+			fail_msg("%s refused with \"%s\", expected a reason about %s",
+			         cases[i].name, why, cases[i].reason);
+	}
+	envd_policy_free(p);
+}
+
+/* What only the user's own interactive session reads stays, and so do the
+ * XDG base directories (the cleanup instance and the module last in the
+ * stack keep them from root). */
+static void test_interactive_and_allowed_back(void **state)
+{
+	/* clang-format off */
+	static const char *const allowed[] = {
+	    "GIT_EDITOR", "GIT_PAGER", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+	    "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_PS1_SHOWDIRTYSTATE", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+	    "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_DIRS", "EDITOR", "VISUAL", "PAGER",
+	    "LESS", "MANPAGER", "DBUS_SESSION_BUS_ADDRESS", "LANG", "LANGUAGE", "LC_ALL",
+	    "GITHUB_TOKEN", "GIT", "TAR", "CURL_OPTIONS_X", "GEM", "GIO_USE_VFS", "GST_DEBUG",
+	    "TCL", "ZIP_X", "http_proxy", "https_proxy",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+
+	/* the administrator's deny still refuses what the defaults allow back */
+	p = policy(true, NULL, "GIT_EDITOR,GIT_AUTHOR_*");
+	assert_refused(p, "GIT_EDITOR");
+	assert_refused(p, "GIT_AUTHOR_NAME");
+	assert_allowed(p, "GIT_PAGER");
+	envd_policy_free(p);
+	/* user_only admits them but the defaults still refuse the rest of GIT_* */
+	p = policy(true, NULL, NULL);
+	assert_int_equal(envd_policy_only(p, "GIT_*"), 0);
+	assert_allowed(p, "GIT_EDITOR");
+	assert_allowed(p, "GIT_COMMITTER_EMAIL");
+	assert_refused(p, "GIT_TRACE");
+	assert_refused(p, "EDITOR");
+	envd_policy_free(p);
+	/* user_allow lifts a single refused git name */
+	p = policy(true, "GIT_TRACE", NULL);
+	assert_allowed(p, "GIT_TRACE");
+	assert_refused(p, "GIT_COMMON_DIR");
+	envd_policy_free(p);
+}
+
+/* Each exception lifts a name that a deny entry refuses (else it is dead),
+ * and a value rule's name is not refused outright (else it is dead). */
+static void test_exceptions_and_rules_consistent(void **state)
+{
+	struct envd_policy *p = policy(true, NULL, NULL), *bare = policy(false, NULL, NULL);
+	char name[128];
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; envd_default_exceptions[i].pattern; i++) {
+		const struct envd_policy_entry *e = &envd_default_exceptions[i];
+		bool covered = false;
+
+		instance(name, sizeof(name), e->pattern, false);
+		for (j = 0; envd_default_deny[j].pattern; j++)
+			covered |= fnmatch(envd_default_deny[j].pattern, name, 0) == 0;
+		if (!covered)
+			fail_msg("exception %s lifts no refused name", e->pattern);
+		assert_null(e->refuses);
+		assert_allowed(p, name);
+	}
+	for (i = 0; envd_value_rules[i].pattern; i++) {
+		const struct envd_policy_entry *e = &envd_value_rules[i];
+
+		assert_non_null(e->refuses);
+		instance(name, sizeof(name), e->pattern, false);
+		assert_allowed(p, name);
+		assert_allowed(bare, name);
+	}
+	for (i = 0; envd_default_deny[i].pattern; i++)
+		assert_null(envd_default_deny[i].refuses);
+	envd_policy_free(p);
+	envd_policy_free(bare);
+}
+
+struct vcase {
+	const char *name, *value;
+	bool refused;
+};
+
+/* LANGUAGE, LANG, LC_* and DBUS_SESSION_BUS_ADDRESS values. */
+static void test_value_rules(void **state)
+{
+	/* clang-format off */
+	static const struct vcase cases[] = {
+	    {"LANGUAGE", "de:fr", false}, {"LANGUAGE", "de_DE:en_GB:en", false},
+	    {"LANGUAGE", "sr@latin", false}, {"LANGUAGE", "", false},
+	    {"LANGUAGE", "..a:b..", false},
+	    {"LANGUAGE", "../../x", true}, {"LANGUAGE", "/tmp/x", true},
+	    {"LANGUAGE", "de/../..", true}, {"LANGUAGE", "de:..", true},
+	    {"LANGUAGE", "..:de", true}, {"LANGUAGE", "de:fr/x", true}, {"LANGUAGE", "..", true},
+	    {"LANG", "de_DE.UTF-8", false}, {"LANG", "C.UTF-8", false}, {"LANG", "C", false},
+	    {"LANG", "sr_RS@latin", false},
+	    {"LANG", "/home/u/loc", true}, {"LANG", "../../home/u/loc", true},
+	    {"LANG", "..", true},
+	    {"LC_ALL", "en_US.UTF-8", false}, {"LC_MESSAGES", "de_DE", false},
+	    {"LC_ALL", "/tmp/x", true}, {"LC_MESSAGES", "../../../tmp/x", true},
+	    {"LC_TIME", "de_DE/../x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;tcp:host=localhost,port=1", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unixexec:path=/bin/sh,argv1=-c", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;unixexec:path=/bin/sh", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "x-machine-unixexec:path=/bin/sh", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "UNIXEXEC:path=/bin/sh", true},
+	    /* the names that carry no rule take any value */
+	    {"LANGUAGES", "../x", false}, {"MY_LANG", "/x", false}, {"LC", "/x", false},
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	struct envd_policy *lifted =
+	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS", NULL);
+	struct envd_policy *bare = policy(false, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(cases); i++) {
+		const char *why = envd_policy_check(p, cases[i].name, cases[i].value);
+
+		if ((why != NULL) != cases[i].refused)
+			fail_msg("%s=%s: expected %s", cases[i].name, cases[i].value,
+			         cases[i].refused ? "refused" : "allowed");
+		/* the name alone passes: the value decides */
+		assert_null(envd_policy_check(p, cases[i].name, NULL));
+		/* user_allow lifts the value rules, like the other defaults */
+		assert_null(envd_policy_check(lifted, cases[i].name, cases[i].value));
+	}
+	/* which names carry a rule, for envd import-pam-environment */
+	assert_non_null(envd_policy_value_rule(p, "LANGUAGE"));
+	assert_non_null(envd_policy_value_rule(p, "LC_TIME"));
+	assert_non_null(strstr(envd_policy_value_rule(p, "TZ"), "time zone"));
+	assert_null(envd_policy_value_rule(p, "PATH"));
+	assert_null(envd_policy_value_rule(p, "LD_PRELOAD"));
+	assert_null(envd_policy_value_rule(lifted, "LANG"));
+	assert_null(envd_policy_value_rule(NULL, "LANG"));
+	assert_null(envd_policy_value_rule(bare, "LANG"));
+	envd_policy_free(bare);
+	envd_policy_free(p);
+	envd_policy_free(lifted);
+}
+
+/* The accessor shows exactly the tables. */
+static void test_policy_accessor(void **state)
+{
+	static const struct {
+		enum envd_policy_table t;
+		const struct envd_policy_entry *e;
+	} tables[] = {
+	    {ENVD_POLICY_DENY, envd_default_deny},
+	    {ENVD_POLICY_EXCEPTION, envd_default_exceptions},
+	    {ENVD_POLICY_VALUE, envd_value_rules},
+	};
+	const char *pattern, *reason;
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < TU_LEN(tables); k++) {
+		for (i = 0; tables[k].e[i].pattern; i++) {
+			assert_true(envd_policy_default(tables[k].t, i, &pattern, &reason));
+			assert_ptr_equal(pattern, tables[k].e[i].pattern);
+			assert_ptr_equal(reason, tables[k].e[i].reason);
+		}
+		assert_false(envd_policy_default(tables[k].t, i, &pattern, &reason));
+		assert_false(envd_policy_default(tables[k].t, i + 1000, &pattern, &reason));
+	}
+	assert_false(envd_policy_default((enum envd_policy_table)99, 0, &pattern, &reason));
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -409,6 +659,11 @@ int main(void)
 	    cmocka_unit_test(test_documented_names_refused),
 	    cmocka_unit_test(test_tools_and_pam_names),
 	    cmocka_unit_test(test_tz_value),
+	    cmocka_unit_test(test_root_tool_names),
+	    cmocka_unit_test(test_interactive_and_allowed_back),
+	    cmocka_unit_test(test_exceptions_and_rules_consistent),
+	    cmocka_unit_test(test_value_rules),
+	    cmocka_unit_test(test_policy_accessor),
 	    cmocka_unit_test(test_only_list),
 	    cmocka_unit_test(test_ordinary_names_allowed),
 	    cmocka_unit_test(test_no_defaults_and_no_policy),
