@@ -221,16 +221,23 @@ fcntl.ioctl(fd, 0x5607, int(sys.argv[1]))  # VT_WAITACTIVE
 EOF
 }
 
-# snapshot FILE: what the packages, pam-auth-update and this test may touch
+# snapshot: what the packages, pam-auth-update and this test may touch.
+# Of /etc/pam.d only common-* and the DMs' services: other tests add and
+# remove services of their own meanwhile.
 snapshot() {
+	local pamd
+	pamd=$(find /etc/pam.d -maxdepth 1 \( -name 'common-*' -o -name 'lightdm*' -o -name 'greetd*' \
+		-o -name nodm -o -name 'sddm*' -o -name slim -o -name login \))
 	{
-		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
+		# shellcheck disable=SC2086 # file names without blanks
+		find $pamd /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
 			/etc/environment.d /etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm /etc/slim.conf \
 			/usr/share/xsessions -printf '%p %y %m %u:%g\n' 2>/dev/null
-		find /etc/pam.d /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/environment.d \
+		# shellcheck disable=SC2086
+		find $pamd /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/environment.d \
 			/etc/lightdm /etc/greetd /etc/sddm.conf.d /var/lib/sddm /etc/slim.conf /usr/share/xsessions \
 			-type f -exec sha256sum {} + 2>/dev/null
-	} | grep -v '/etc/pam.d/pam-envd-' | sort
+	} | sort
 }
 snapshot >"$TMP/before"
 
@@ -441,6 +448,7 @@ check_close() {
 		return
 	fi
 	has "$f" DM_PLAIN && got="$got DM_PLAIN"
+	has "$f" DM_QUOTED && got="$got DM_QUOTED"
 	has "$f" DM_SEEN && got="$got DM_SEEN"
 	has "$f" DM_SYSTEM && got="$got DM_SYSTEM"
 	case ":$(val "$f" PATH):" in *":$h/dm-bin:"*) got="$got PATH($(val "$f" PATH))" ;; esac
@@ -471,7 +479,7 @@ seen_of() {
 # the DM's own variables at open, before common-session (the top recorder)
 show_dm_env() {
 	echo "dm: $1: the PAM environment the display manager gave (at open, before common-session):"
-	tr '\0' '\n' <"$2" | grep -vE '^PAM_' | sort | sed 's/^/    /'
+	tr '\0' '\n' <"$2" | grep -vE '^(PAM_|RECORDER_UID=)' | sort | sed 's/^/    /'
 }
 
 # runs NAME: a process of that name ran before this test started anything
@@ -869,7 +877,7 @@ for u in "${users[@]}"; do
 done
 snapshot >"$TMP/after"
 if diff -u "$TMP/before" "$TMP/after" >"$TMP/diff"; then
-	pass "after dpkg --purge: /etc/pam.d, /etc/profile.d, /etc/environment.d, the DMs' configuration and the profiles as before, the users gone"
+	pass "after the purge: common-*, the DMs' PAM services and configuration, /etc/profile.d, /etc/environment.d and the profiles as before, the users gone"
 else
 	fail "differences from before (- before, + now):"
 	grep '^[-+][^-+]' "$TMP/diff" | head -n 40
