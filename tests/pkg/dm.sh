@@ -79,10 +79,16 @@ missing=()
 for p in "${dm_pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+dm_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=300 "${missing[@]}" >"/tmp/pam-envd-dm-apt.$$.log" 2>&1
+}
 if [ ${#missing[@]} != 0 ]; then
 	echo "dm: installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		-o DPkg::Lock::Timeout=300 "${missing[@]}" 2>&1 | tail -n 3
+	# package lists too old for the mirror: updated once
+	dm_install || { apt-get update -qq >/dev/null 2>&1 && dm_install; } ||
+		echo "dm: apt-get install failed: $(grep -E '^E: ' "/tmp/pam-envd-dm-apt.$$.log" | head -n 3)"
+	rm -f "/tmp/pam-envd-dm-apt.$$.log"
 fi
 
 lockdir=/run/lock
