@@ -12,14 +12,22 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "testutil.h"
+
+/* The kernel's seccomp headers (linux-libc-dev); musl-gcc's include path
+ * has none: there the test of the missing openat2 skips. */
+#if defined(__has_include)
+#if __has_include(<linux/filter.h>) && __has_include(<linux/seccomp.h>)
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#define HAVE_SECCOMP_HEADERS 1
+#endif
+#endif
 
 /* ---- configuration ---- */
 
@@ -445,6 +453,9 @@ static void test_magic_link_refused(void **state)
  * or under an older container runtime's seccomp profile.  Returns 0 or -1. */
 static int without_openat2(void)
 {
+#ifndef HAVE_SECCOMP_HEADERS
+	return -1;
+#else
 	struct sock_filter code[] = {
 	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
@@ -458,6 +469,7 @@ static int without_openat2(void)
 		return -1;
 	errno = 0;
 	return syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0) < 0 && errno == ENOSYS ? 0 : -1;
+#endif
 }
 
 /* Without openat2 a .conf link into /proc/self/cwd/... is refused all the
@@ -495,7 +507,8 @@ static void test_magic_link_without_openat2(void **state)
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
-		print_message("  (seccomp filters cannot be installed here: skipped)\n");
+		print_message("  (no seccomp filter can be installed here, or no headers for "
+		              "one: skipped)\n");
 		tu_tree_free(&t);
 		skip();
 	}
