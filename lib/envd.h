@@ -91,6 +91,8 @@ enum envd_code {
 	                               * a value that a user file controls */
 	/* tracing */
 	ENVD_C_SET, /* debug: NAME set from file:line */
+	/* the sink's own: further diagnostics of a class are not reported */
+	ENVD_C_SUPPRESSED,
 };
 
 struct envd_diag {
@@ -324,6 +326,7 @@ struct envd_file {
 	bool user_side;
 	const char *masked_by; /* path, for ENVD_FILE_MASKED */
 	const char *reason;    /* for MASKS and SKIPPED */
+	bool empty;            /* MASKS: the file is empty (not /dev/null, a directory ...) */
 };
 
 struct envd_result;

@@ -529,7 +529,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
                    const char **reason)
 {
-	struct envd_check chk = {owner, 0, NULL};
+	struct envd_check chk = {.owner_a = owner, .owner_b = 0};
 	int r = envd_read_file(AT_FDCWD, path, &chk, max, NULL, data, len, reason);
 
 	return r == ENVD_READ_MASKS ? -EINVAL : r;
