@@ -18,10 +18,9 @@
 #include "import.h"
 #include "reapply.h"
 #include "audit.h"
+#include "exitcode.h"
 
 extern char **environ;
-
-enum { EXIT_OK = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
 enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT, CMD_AUDIT };
 

@@ -609,7 +609,7 @@ static bool do_line(struct ctx *c, const struct logical *lg, const struct reader
 
 static void translate_all(struct ctx *c, const char *data, size_t len)
 {
-	struct reader r = {data, data + len, 1, c->out};
+	struct reader r = {.p = data, .end = data + len, .lineno = 1, .out = c->out};
 	struct logical *lg = malloc(sizeof(*lg));
 	enum rd k;
 
@@ -643,11 +643,11 @@ static int default_file(const struct passwd *pw, struct str *path)
 {
 	if (!pw->pw_dir || pw->pw_dir[0] != '/') {
 		fprintf(stderr, "envd: %s has no home directory\n", pw->pw_name);
-		return -1;
+		return -ENOENT;
 	}
 	str_adds(path, pw->pw_dir);
 	str_adds(path, "/.pam_environment");
-	return path->oom ? -1 : 0;
+	return path->oom ? -ENOMEM : 0;
 }
 
 static void say_read_error(const char *file, int r, const char *reason)
@@ -687,8 +687,8 @@ static struct passwd *reader_of(const char *file, const char *as)
 }
 
 /* The file into buf, read within the privilege window (lib/window.c) as
- * pw's user.  Returns 0, 3 when it cannot be read (said), or -1 when the
- * window could not be closed (said: fail). */
+ * pw's user.  Returns 0, -EIO when it cannot be read (said), or -EPERM
+ * when the window could not be closed (not said: fail). */
 static int read_as(const char *file, const struct passwd *pw, const char *as, struct str *buf)
 {
 	struct privs privs;
@@ -698,18 +698,18 @@ static int read_as(const char *file, const struct passwd *pw, const char *as, st
 	privs_init(&privs, pw, &verbose);
 	if (envd_window_enter(&privs.win) != 0) {
 		(void)envd_window_finish(&privs.win);
-		return privs.win.broken ? -1 : 3;
+		return privs.win.broken ? -EPERM : -EIO;
 	}
 	r = read_file(file, pw->pw_uid, buf, &reason);
 	if (envd_window_leave(&privs.win) != 0 || envd_window_finish(&privs.win) != 0)
-		return -1;
+		return -EPERM;
 	if (r < 0) {
 		say_read_error(file, r, reason);
 		if (geteuid() == 0 && as == NULL && (r == -EACCES || r == -EPERM))
 			fprintf(stderr, " (read as %s; name the file's owner with --as=USER)",
 			        pw->pw_name);
 		fputc('\n', stderr);
-		rc = 3;
+		rc = -EIO;
 	}
 	return rc;
 }
@@ -729,7 +729,7 @@ int import_pam_environment(const char *file, const char *as, bool quiet, FILE *o
 	struct str buf = {0}, path = {0};
 	struct ctx c = {.out = out};
 	struct passwd *pw = reader_of(file, as);
-	int rc = 3, r;
+	int rc = EXIT_FAIL, r;
 
 	if (!pw)
 		goto out;
@@ -738,7 +738,7 @@ int import_pam_environment(const char *file, const char *as, bool quiet, FILE *o
 	if (!file)
 		file = path.p;
 	r = read_as(file, pw, as, &buf);
-	if (r < 0)
+	if (r == -EPERM)
 		fprintf(stderr, "envd: privileges not restored after reading %s\n", file);
 	if (r != 0)
 		goto out;
@@ -751,7 +751,7 @@ int import_pam_environment(const char *file, const char *as, bool quiet, FILE *o
 	if (c.oom || c.val.oom)
 		goto oom;
 	summary(&c, quiet);
-	rc = 0;
+	rc = EXIT_OK;
 	goto out;
 oom:
 	fprintf(stderr, "envd: out of memory\n");

@@ -323,7 +323,7 @@ enum part_kind next_part(const char **cur, const char *end, struct part *pt)
 
 	while (c < end && *c == '\\') {
 		if (c + 1 < end && (c[1] == '$' || c[1] == '@')) {
-			*pt = (struct part){P_LIT, c + 1, 1};
+			*pt = (struct part){.kind = P_LIT, .p = c + 1, .n = 1};
 			*cur = c + 2;
 			return pt->kind;
 		}
@@ -337,7 +337,8 @@ enum part_kind next_part(const char **cur, const char *end, struct part *pt)
 		close = memchr(c + 2, '}', (size_t)(end - c - 2));
 		if (!close)
 			return pt->kind = P_ABORT;
-		*pt = (struct part){*c == '$' ? P_ENV : P_ITEM, c + 2, (size_t)(close - c - 2)};
+		*pt = (struct part){
+		    .kind = *c == '$' ? P_ENV : P_ITEM, .p = c + 2, .n = (size_t)(close - c - 2)};
 		*cur = close + 1;
 		return pt->kind;
 	}
