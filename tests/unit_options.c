@@ -75,8 +75,9 @@ static void test_spellings_agree(void **state)
 		assert_int_equal(envd_settings_init(&c), 0);
 		snprintf(arg, sizeof(arg), "%s=%s", cases[i].name, cases[i].value);
 		assert_int_equal(envd_settings_arg(&m, arg, on_report, &sm), -EINVAL);
-		assert_int_equal(envd_option_set(row(cases[i].name), &c, cases[i].value, on_report, &sc),
-		                 -EINVAL);
+		assert_int_equal(
+		    envd_option_set(row(cases[i].name), &c, cases[i].value, on_report, &sc),
+		    -EINVAL);
 		assert_int_equal(sm.n, 1);
 		assert_int_equal(sc.n, 1);
 		assert_string_equal(sm.problem, sc.problem);
@@ -130,11 +131,11 @@ static void test_values(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table),
-	    cmocka_unit_test(test_spellings_agree),
-	    cmocka_unit_test(test_values),
+	static const struct CMUnitTest tests[] = {
+	    tu_test(test_table),
+	    tu_test(test_spellings_agree),
+	    tu_test(test_values),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests_name("unit_options", tests, NULL, NULL);
 }
