@@ -376,6 +376,10 @@ bool envd_utf8_valid(const char *s, size_t n);
 
 /* ---- what a login starts with: shared by the module and envd ---- */
 
+/* The value of the first "name=..." entry of env (NULL-terminated
+ * "NAME=VALUE" strings; may be NULL), or NULL when there is none. */
+const char *envd_env_get(const char *const *env, const char *name);
+
 /* Builds the expansion base of a login: env (the PAM environment, may be
  * NULL) plus HOME, USER, LOGNAME and SHELL from the passwd entry (any of
  * them may be NULL) and PATH=default_path, each only where env lacks it.

@@ -60,32 +60,6 @@ static int text_add(struct text *t, const char *s, size_t n)
 	return 0;
 }
 
-static bool shell_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (i = 0; i < n; i++)
-		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9')))
-			return false;
-	return true;
-}
-
-static const char *env_value(char *const *env, const char *name)
-{
-	size_t n;
-
-	if (!name)
-		return NULL;
-	n = strlen(name);
-	for (; env && *env; env++)
-		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
-}
-
 static bool in_env(char *const *env, const char *s)
 {
 	for (; env && *env; env++)
@@ -108,7 +82,8 @@ static int add_names(struct reapply *ra, const char *list)
 		end = strchr(p, ',');
 		if (!end)
 			end = p + strlen(p);
-		if (!shell_name(p, (size_t)(end - p)))
+		/* a shell identifier is an environment.d name: the same rule */
+		if (!envd_name_valid(p, (size_t)(end - p)))
 			return -EINVAL;
 		for (i = 0; i < ra->n; i++)
 			if (ra->names[i] && strlen(ra->names[i]) == (size_t)(end - p) &&
@@ -148,7 +123,7 @@ int reapply_init(struct reapply *ra, const char *list, char *const *env)
 	for (i = 0; i < ra->n; i++) {
 		char buf[64];
 
-		ra->current[i] = env_value(env, ra->names[i]);
+		ra->current[i] = envd_env_get((const char *const *)env, ra->names[i]);
 		if (!ra->current[i] || !*ra->current[i])
 			continue;
 		do
