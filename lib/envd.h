@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
@@ -410,6 +411,51 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
  * a dangling link), -EFBIG over max, -ENOMEM, another errno. */
 int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
                    const char **reason);
+
+/* ---- a growable byte buffer with a hard cap (buf.c) ---- */
+
+/* The engine's, and envd's for the text it builds.  Every append returns
+ * 0 or a negative errno: no error is kept in the buffer.  envd_buf_init
+ * comes first (a zeroed buffer has room for nothing). */
+struct envd_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t max; /* len never exceeds max; 0: SIZE_MAX */
+};
+
+void envd_buf_init(struct envd_buf *b, size_t max);
+void envd_buf_free(struct envd_buf *b);
+/* The slow path of envd_buf_append: grows the buffer first. */
+int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
+/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
+ * Inline while there is room (one spare byte for a NUL is kept). */
+static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
+{
+	if (n <= b->max - b->len && b->len + n < b->cap) {
+		if (n)
+			memcpy(b->data + b->len, s, n);
+		b->len += n;
+		return 0;
+	}
+	return envd_buf_append_grow(b, s, n);
+}
+/* The parser's hot path: one byte, inline while there is room. */
+static inline int envd_buf_putc(struct envd_buf *b, char c)
+{
+	if (b->len + 1 < b->cap && b->len < b->max) {
+		b->data[b->len++] = c;
+		return 0;
+	}
+	return envd_buf_append_grow(b, &c, 1);
+}
+/* NUL-terminates and hands the data over; the buffer is left empty. */
+char *envd_buf_steal(struct envd_buf *b, size_t *len);
+/* A NUL-terminated string: envd_buf_append of its bytes. */
+static inline int envd_buf_puts(struct envd_buf *b, const char *s)
+{
+	return envd_buf_append(b, s, strlen(s));
+}
 
 const char *envd_version(void);
 

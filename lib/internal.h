@@ -58,41 +58,7 @@ struct envd_expand_state {
 	size_t depth; /* current nesting, internal */
 };
 
-/* ---- growable byte buffer with a hard cap ---- */
-struct envd_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	size_t max; /* len never exceeds max; 0: SIZE_MAX */
-};
-
-void envd_buf_init(struct envd_buf *b, size_t max);
-void envd_buf_free(struct envd_buf *b);
-/* The slow path of envd_buf_append: grows the buffer first. */
-int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
-/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
- * Inline while there is room (one spare byte for a NUL is kept). */
-static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
-{
-	if (n <= b->max - b->len && b->len + n < b->cap) {
-		if (n)
-			memcpy(b->data + b->len, s, n);
-		b->len += n;
-		return 0;
-	}
-	return envd_buf_append_grow(b, s, n);
-}
-/* The parser's hot path: one byte, inline while there is room. */
-static inline int envd_buf_putc(struct envd_buf *b, char c)
-{
-	if (b->len + 1 < b->cap && b->len < b->max) {
-		b->data[b->len++] = c;
-		return 0;
-	}
-	return envd_buf_append_grow(b, &c, 1);
-}
-/* NUL-terminates and hands the data over; the buffer is left empty. */
-char *envd_buf_steal(struct envd_buf *b, size_t *len);
+/* ---- byte buffers: struct envd_buf is in envd.h ---- */
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
 
