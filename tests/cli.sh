@@ -168,6 +168,7 @@ for opt in --help -h; do
 	if [ -z "$missing" ]; then pass "envd $opt documents every command and option"; else
 		fail "envd $opt documents every command and option" "missing:$missing"
 	fi
+	ok "envd $opt fits 80 columns" test -z "$(awk 'length > 79' "$T/out")"
 done
 
 # ---- usage errors: exit 2, a message on stderr, nothing on stdout --------------
