@@ -238,8 +238,9 @@ struct envd_settings {
 	const char *user_dir;     /* template with %h %u %%, or NULL: the default */
 	char **system_dirs;       /* one malloc'd block, NULL-terminated; NULL: the four */
 	const char *default_path; /* PATH of a login that has none */
-	unsigned flags;           /* ENVD_NO_OVERWRITE, ENVD_NO_EXPAND */
 	bool nouser;              /* system files only */
+	bool nooverwrite;         /* ENVD_NO_OVERWRITE */
+	bool noexpand;            /* ENVD_NO_EXPAND */
 	bool user_side_off;       /* a malformed user-side option: fail closed */
 	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
 	struct envd_policy *policy;
@@ -269,8 +270,11 @@ struct envd_option {
 	const char *name; /* the module's spelling, without '=' */
 	const char *cli;  /* envd's long option, or NULL: derived from name */
 	enum envd_option_kind kind;
-	unsigned fronts;  /* enum envd_front */
-	bool user_side;   /* malformed, it switches the user side off (fail closed) */
+	unsigned fronts; /* enum envd_front */
+	bool user_side;  /* malformed, it switches the user side off (fail closed) */
+	/* Where the value goes: the offset in struct envd_settings of a bool
+	 * (a flag) or a const char * (a path), for the generic setters. */
+	size_t field;
 	const char *arg;  /* what the value is, for the help: "DIR", "PAT" ... */
 	const char *help; /* one line */
 	/* Sets s from value (NULL for a flag).  Returns 0, -EINVAL after

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,24 +34,19 @@ static int bad(const struct envd_option *opt, struct envd_settings *s, const cha
 	return -EINVAL;
 }
 
-static int set_nouser(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                      envd_option_report_fn report, void *data)
+/* A flag: the row's bool field becomes true. */
+static int set_flag(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data)
 {
-	s->nouser = true;
+	*(bool *)((char *)s + opt->field) = true;
 	return 0;
 }
 
-static int set_nooverwrite(const struct envd_option *opt, struct envd_settings *s,
-                           const char *value, envd_option_report_fn report, void *data)
+/* A path taken as it is: the row's const char * field. */
+static int set_path(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data)
 {
-	s->flags |= ENVD_NO_OVERWRITE;
-	return 0;
-}
-
-static int set_noexpand(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                        envd_option_report_fn report, void *data)
-{
-	s->flags |= ENVD_NO_EXPAND;
+	*(const char **)((char *)s + opt->field) = value;
 	return 0;
 }
 
@@ -68,13 +64,6 @@ static int set_user_dir(const struct envd_option *opt, struct envd_settings *s, 
 	if (r < 0)
 		return bad(opt, s, "bad template", report, data);
 	s->user_dir = value;
-	return 0;
-}
-
-static int set_default_path(const struct envd_option *opt, struct envd_settings *s,
-                            const char *value, envd_option_report_fn report, void *data)
-{
-	s->default_path = value;
 	return 0;
 }
 
@@ -192,19 +181,22 @@ const struct envd_option envd_options[] = {
      .kind = ENVD_OPT_FLAG,
      .fronts = BOTH,
      .help = "read the system directories only",
-     .set = set_nouser},
+     .field = offsetof(struct envd_settings, nouser),
+     .set = set_flag},
     {.name = "nooverwrite",
      .cli = "no-overwrite",
      .kind = ENVD_OPT_FLAG,
      .fronts = BOTH,
      .help = "keep variables the login already has",
-     .set = set_nooverwrite},
+     .field = offsetof(struct envd_settings, nooverwrite),
+     .set = set_flag},
     {.name = "noexpand",
      .cli = "no-expand",
      .kind = ENVD_OPT_FLAG,
      .fronts = BOTH,
      .help = "take values literally",
-     .set = set_noexpand},
+     .field = offsetof(struct envd_settings, noexpand),
+     .set = set_flag},
     {.name = "user_dir",
      .kind = ENVD_OPT_PATH,
      .fronts = BOTH,
@@ -223,7 +215,8 @@ const struct envd_option envd_options[] = {
      .fronts = BOTH,
      .arg = "P",
      .help = "PATH a login without one starts with",
-     .set = set_default_path},
+     .field = offsetof(struct envd_settings, default_path),
+     .set = set_path},
     {.name = "user_allow",
      .kind = ENVD_OPT_PATTERNS,
      .fronts = BOTH,
@@ -312,7 +305,7 @@ const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_
 void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg)
 {
 	cfg->system_dirs = (const char *const *)s->system_dirs;
-	cfg->flags |= s->flags & (ENVD_NO_OVERWRITE | ENVD_NO_EXPAND);
+	cfg->flags |= (s->nooverwrite ? ENVD_NO_OVERWRITE : 0) | (s->noexpand ? ENVD_NO_EXPAND : 0);
 	cfg->policy = s->policy;
 	if (s->max_env > 0 && s->max_env < cfg->limits.result_bytes)
 		cfg->limits.result_bytes = s->max_env;

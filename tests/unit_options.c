@@ -108,6 +108,8 @@ static void test_values(void **state)
 	assert_int_equal(envd_settings_arg(&s, "system_dirs=/a::/b:", on_report, &seen), 0);
 	assert_int_equal(envd_settings_arg(&s, "user_dir=%h/env", on_report, &seen), 0);
 	assert_true(s.nouser);
+	assert_true(s.nooverwrite);
+	assert_false(s.noexpand);
 	assert_int_equal(s.max_env, 2048);
 	assert_string_equal(s.system_dirs[0], "/a");
 	assert_string_equal(s.system_dirs[1], "/b");
