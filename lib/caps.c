@@ -36,7 +36,7 @@ struct cap_data {
 
 static int cap_get(struct cap_data d[2])
 {
-	struct cap_header h = {CAP_VERSION_3, 0};
+	struct cap_header h = {.version = CAP_VERSION_3, .pid = 0};
 
 	/* valgrind 3.19 knows capget to write one record of the two */
 	memset(d, 0, 2 * sizeof(*d));
@@ -47,7 +47,7 @@ static int cap_get(struct cap_data d[2])
 /* Sets the effective set to e and checks the kernel's answer. */
 static int cap_set_effective(const uint32_t e[2])
 {
-	struct cap_header h = {CAP_VERSION_3, 0};
+	struct cap_header h = {.version = CAP_VERSION_3, .pid = 0};
 	struct cap_data d[2];
 	int r = cap_get(d);
 

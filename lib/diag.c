@@ -22,14 +22,11 @@ void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_
 		if (s->suppressed_said[k])
 			return;
 		s->suppressed_said[k] = true;
-		d = (struct envd_diag){k == 0 ? ENVD_WARNING : sev,
-		                       ENVD_C_LIMIT,
-		                       NULL,
-		                       0,
-		                       NULL,
-		                       k == 0
-		                           ? "too many errors and warnings, further ones suppressed"
-		                           : "too many notices, further ones suppressed"};
+		d = (struct envd_diag){
+		    .severity = k == 0 ? ENVD_WARNING : sev,
+		    .code = ENVD_C_SUPPRESSED,
+		    .message = k == 0 ? "too many errors and warnings, further ones suppressed"
+		                      : "too many notices, further ones suppressed"};
 		if (d.severity > s->level)
 			d.severity = s->level;
 		s->fn(&d, s->data);
@@ -38,6 +35,11 @@ void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	d = (struct envd_diag){sev, code, file, line, name, msg};
+	d = (struct envd_diag){.severity = sev,
+	                       .code = code,
+	                       .file = file,
+	                       .line = line,
+	                       .name = name,
+	                       .message = msg};
 	s->fn(&d, s->data);
 }

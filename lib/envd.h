@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
@@ -91,6 +92,8 @@ enum envd_code {
 	                               * a value that a user file controls */
 	/* tracing */
 	ENVD_C_SET, /* debug: NAME set from file:line */
+	/* the sink's own: further diagnostics of a class are not reported */
+	ENVD_C_SUPPRESSED,
 };
 
 struct envd_diag {
@@ -224,6 +227,84 @@ extern const char *const envd_system_dirs[];
 void envd_config_init(struct envd_config *cfg);
 void envd_limits_default(struct envd_limits *limits);
 
+/* ---- the options of a login (options.c) ---- */
+
+/* One table for both front ends.  A row's name is the module's spelling:
+ * "nouser" for a flag, "user_dir" for an option taking a value (written
+ * user_dir=VALUE in a PAM stack).  envd's long option is derived: '_'
+ * becomes '-' (--user-dir=VALUE), unless the row names it in cli (the
+ * module's "noxxx" flags are envd's --no-xxx). */
+struct envd_settings {
+	const char *user_dir;     /* template with %h %u %%, or NULL: the default */
+	char **system_dirs;       /* one malloc'd block, NULL-terminated; NULL: the four */
+	const char *default_path; /* PATH of a login that has none */
+	bool nouser;              /* system files only */
+	bool nooverwrite;         /* ENVD_NO_OVERWRITE */
+	bool noexpand;            /* ENVD_NO_EXPAND */
+	bool user_side_off;       /* a malformed user-side option: fail closed */
+	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
+	struct envd_policy *policy;
+};
+
+enum envd_option_kind {
+	ENVD_OPT_FLAG,     /* no value */
+	ENVD_OPT_PATH,     /* a path, or a user_dir template */
+	ENVD_OPT_DIRS,     /* absolute directories separated by ':' */
+	ENVD_OPT_PATTERNS, /* name globs separated by ',' ':' or blanks */
+	ENVD_OPT_SIZE,     /* bytes, with an optional K or M suffix */
+};
+
+enum envd_front {
+	ENVD_FRONT_MODULE = 1u << 0, /* pam_envd.so's arguments */
+	ENVD_FRONT_CLI = 1u << 1,    /* envd's long options */
+};
+
+struct envd_option;
+/* A malformed value: problem says what is wrong with it (never the value),
+ * user_side_off whether the user side is now off.  The front end says it
+ * in its own spelling of the option. */
+typedef void (*envd_option_report_fn)(const struct envd_option *opt, const char *problem,
+                                      bool user_side_off, void *data);
+
+struct envd_option {
+	const char *name; /* the module's spelling, without '=' */
+	const char *cli;  /* envd's long option, or NULL: derived from name */
+	enum envd_option_kind kind;
+	unsigned fronts; /* enum envd_front */
+	bool user_side;  /* malformed, it switches the user side off (fail closed) */
+	/* Where the value goes: the offset in struct envd_settings of a bool
+	 * (a flag) or a const char * (a path), for the generic setters. */
+	size_t field;
+	const char *arg;  /* what the value is, for the help: "DIR", "PAT" ... */
+	const char *help; /* one line */
+	/* Sets s from value (NULL for a flag).  Returns 0, -EINVAL after
+	 * reporting, or -ENOMEM. */
+	int (*set)(const struct envd_option *opt, struct envd_settings *s, const char *value,
+	           envd_option_report_fn report, void *data);
+};
+
+/* The table, terminated by a row with a NULL name. */
+extern const struct envd_option envd_options[];
+
+/* The defaults, with a policy holding the default refusals.  Returns 0 or
+ * -ENOMEM. */
+int envd_settings_init(struct envd_settings *s);
+void envd_settings_free(struct envd_settings *s);
+/* One module argument, "name" or "name=value".  Returns 0, -ENOENT for an
+ * option the table lacks (not reported), -EINVAL after reporting (an empty
+ * value is reported and ignored), or -ENOMEM. */
+int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
+                      void *data);
+/* One row with its value (NULL for a flag): what both front ends call.
+ * Same returns, without -ENOENT. */
+int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data);
+/* envd's long option of a row, without the leading "--", into buf.
+ * Returns buf. */
+const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_t size);
+/* What s asks of a load: system directories, flags, policy, limits. */
+void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg);
+
 /* ---- result ---- */
 
 struct envd_var {
@@ -250,6 +331,7 @@ struct envd_file {
 	bool user_side;
 	const char *masked_by; /* path, for ENVD_FILE_MASKED */
 	const char *reason;    /* for MASKS and SKIPPED */
+	bool empty;            /* MASKS: the file is empty (not /dev/null, a directory ...) */
 };
 
 struct envd_result;
@@ -316,6 +398,10 @@ bool envd_utf8_valid(const char *s, size_t n);
 
 /* ---- what a login starts with: shared by the module and envd ---- */
 
+/* The value of the first "name=..." entry of env (NULL-terminated
+ * "NAME=VALUE" strings; may be NULL), or NULL when there is none. */
+const char *envd_env_get(const char *const *env, const char *name);
+
 /* Builds the expansion base of a login: env (the PAM environment, may be
  * NULL) plus HOME, USER, LOGNAME and SHELL from the passwd entry (any of
  * them may be NULL) and PATH=default_path, each only where env lacks it.
@@ -346,6 +432,51 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
  * a dangling link), -EFBIG over max, -ENOMEM, another errno. */
 int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
                    const char **reason);
+
+/* ---- a growable byte buffer with a hard cap (buf.c) ---- */
+
+/* The engine's, and envd's for the text it builds.  Every append returns
+ * 0 or a negative errno: no error is kept in the buffer.  envd_buf_init
+ * comes first (a zeroed buffer has room for nothing). */
+struct envd_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t max; /* len never exceeds max; 0: SIZE_MAX */
+};
+
+void envd_buf_init(struct envd_buf *b, size_t max);
+void envd_buf_free(struct envd_buf *b);
+/* The slow path of envd_buf_append: grows the buffer first. */
+int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
+/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
+ * Inline while there is room (one spare byte for a NUL is kept). */
+static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
+{
+	if (n <= b->max - b->len && b->len + n < b->cap) {
+		if (n)
+			memcpy(b->data + b->len, s, n);
+		b->len += n;
+		return 0;
+	}
+	return envd_buf_append_grow(b, s, n);
+}
+/* The parser's hot path: one byte, inline while there is room. */
+static inline int envd_buf_putc(struct envd_buf *b, char c)
+{
+	if (b->len + 1 < b->cap && b->len < b->max) {
+		b->data[b->len++] = c;
+		return 0;
+	}
+	return envd_buf_append_grow(b, &c, 1);
+}
+/* NUL-terminates and hands the data over; the buffer is left empty. */
+char *envd_buf_steal(struct envd_buf *b, size_t *len);
+/* A NUL-terminated string: envd_buf_append of its bytes. */
+static inline int envd_buf_puts(struct envd_buf *b, const char *s)
+{
+	return envd_buf_append(b, s, strlen(s));
+}
 
 const char *envd_version(void);
 

@@ -166,20 +166,3 @@ int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, st
 	st->depth = 0;
 	return expand_into(st, in, len, b);
 }
-
-int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
-                size_t *out_len)
-{
-	struct envd_buf b;
-	int r;
-
-	envd_buf_init(&b, st->max_out);
-	r = envd_expand_buf(st, in, len, &b);
-	if (r == 0) {
-		*out = envd_buf_steal(&b, out_len);
-		if (!*out)
-			r = -ENOMEM;
-	}
-	envd_buf_free(&b);
-	return r;
-}

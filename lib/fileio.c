@@ -324,8 +324,8 @@ static int walk_open(int dirfd, const char *path, const struct envd_check *chk, 
 	return r;
 }
 
-/* Why opening a directory failed (r < 0). */
-static const char *open_dir_reason(int r)
+/* Why opening a directory or a file failed (r < 0). */
+static const char *open_reason(int r)
 {
 	switch (-r) {
 	case ENOENT:
@@ -358,7 +358,7 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
 
 	fd = walk_open(AT_FDCWD, path, chk, OPEN_FLAGS | O_DIRECTORY);
 	if (fd < 0) {
-		*reason = open_dir_reason(fd);
+		*reason = open_reason(fd);
 		return walk_result(fd);
 	}
 	r = check_dir(fd, chk, reason);
@@ -432,29 +432,6 @@ static int read_capped(int fd, size_t max, size_t hint, struct envd_arena *a, ch
 	return r;
 }
 
-/* Why opening a file failed (r < 0). */
-static const char *open_file_reason(int r)
-{
-	switch (-r) {
-	case EACCES:
-	case EPERM:
-		return "permission denied";
-	case ELOOP:
-		return "a /proc magic link or too many symbolic links";
-	case EMLINK:
-		return "the load's limit of symbolic link steps was reached";
-	case EXDEV:
-		return "a symbolic link that another user planted in a sticky, world-writable "
-		       "directory";
-	case ENAMETOOLONG:
-		return "a path too long";
-	case ENOMEM:
-		return "out of memory";
-	default:
-		return "cannot be opened";
-	}
-}
-
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
                    struct envd_arena *a, char **data, size_t *len, const char **reason)
 {
@@ -473,7 +450,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		return ENVD_READ_MASKS;
 	}
 	if (r < 0) {
-		*reason = open_file_reason(r);
+		*reason = open_reason(r);
 		return walk_result(r);
 	}
 	if (fstatat(w.dirfd, w.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -499,7 +476,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		fd = -errno;
 	close(w.dirfd);
 	if (fd < 0) {
-		*reason = open_file_reason(fd);
+		*reason = open_reason(fd);
 		return walk_result(fd);
 	}
 	if (fstat(fd, &st) < 0)
@@ -529,7 +506,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
                    const char **reason)
 {
-	struct envd_check chk = {owner, 0, NULL};
+	struct envd_check chk = {.owner_a = owner, .owner_b = 0};
 	int r = envd_read_file(AT_FDCWD, path, &chk, max, NULL, data, len, reason);
 
 	return r == ENVD_READ_MASKS ? -EINVAL : r;

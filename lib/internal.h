@@ -37,13 +37,13 @@ extern const struct envd_policy_entry envd_value_rules[];
 
 /* ---- parser and expansion (parse.c, expand.c) ---- */
 
-/* Parses one file's bytes (no NUL inside) in systemd's env-file syntax.
- * cb is called for each assignment with the raw (unexpanded) value; key and
- * value are NUL-terminated at key_len and value_len; value is NULL when the
- * line set nothing (KEY= or KEY=""). cb returns 0 to go on. */
+/* The parser (envd_parse_with below) calls cb for each assignment of a
+ * file's bytes (no NUL inside, systemd's env-file syntax) with the raw
+ * (unexpanded) value; key and value are NUL-terminated at key_len and
+ * value_len; value is NULL when the line set nothing (KEY= or KEY="").
+ * cb returns 0 to go on. */
 typedef int (*envd_assign_fn)(const char *key, size_t key_len, const char *value, size_t value_len,
                               bool has_value, unsigned line, void *data);
-int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data);
 
 /* Expansion lookup: returns the value of name (len bytes) or NULL if unset. */
 typedef const char *(*envd_lookup_fn)(const char *name, size_t len, size_t *value_len, void *data);
@@ -63,46 +63,8 @@ struct envd_expand_state {
 	               size_t value_len, void *data);
 	size_t depth; /* current nesting, internal */
 };
-/* Expands in[0..len) into a fresh malloc'd string.  Returns 0, -ENOMEM, or
- * -E2BIG (output or budget exceeded), -ELOOP (nesting too deep). */
-int envd_expand(struct envd_expand_state *st, const char *in, size_t len, char **out,
-                size_t *out_len);
 
-/* ---- growable byte buffer with a hard cap ---- */
-struct envd_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	size_t max; /* len never exceeds max; 0: SIZE_MAX */
-};
-
-void envd_buf_init(struct envd_buf *b, size_t max);
-void envd_buf_free(struct envd_buf *b);
-/* The slow path of envd_buf_append: grows the buffer first. */
-int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
-/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
- * Inline while there is room (one spare byte for a NUL is kept). */
-static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
-{
-	if (n <= b->max - b->len && b->len + n < b->cap) {
-		if (n)
-			memcpy(b->data + b->len, s, n);
-		b->len += n;
-		return 0;
-	}
-	return envd_buf_append_grow(b, s, n);
-}
-/* The parser's hot path: one byte, inline while there is room. */
-static inline int envd_buf_putc(struct envd_buf *b, char c)
-{
-	if (b->len + 1 < b->cap && b->len < b->max) {
-		b->data[b->len++] = c;
-		return 0;
-	}
-	return envd_buf_append_grow(b, &c, 1);
-}
-/* NUL-terminates and hands the data over; the buffer is left empty. */
-char *envd_buf_steal(struct envd_buf *b, size_t *len);
+/* ---- byte buffers: struct envd_buf is in envd.h ---- */
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
 
@@ -127,12 +89,14 @@ char *envd_arena_memdup0(struct envd_arena *a, const char *s, size_t n);
 /* "x" sep "y", like envd_join. */
 char *envd_arena_join(struct envd_arena *a, const char *x, char sep, const char *y);
 
-/* envd_expand into b (emptied first; its cap becomes st->max_out), for
- * callers that keep one buffer for many values.  Same returns. */
+/* Expands in[0..len) into b (emptied first; its cap becomes st->max_out).
+ * Returns 0, -ENOMEM, or -E2BIG (output or budget exceeded), -ELOOP
+ * (nesting too deep). */
 int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, struct envd_buf *b);
 
-/* envd_parse with the caller's key and value buffers, for callers that
- * parse many files: they are emptied, not freed.  Same returns. */
+/* Parses buf with the caller's key and value buffers (emptied, not
+ * freed), calling cb.  Returns 0, -ENOMEM, or the first non-zero value cb
+ * returned. */
 int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
                     struct envd_buf *key, struct envd_buf *value);
 
@@ -187,16 +151,14 @@ void envd_store_init(struct envd_store *s, struct envd_arena *arena);
 void envd_store_free(struct envd_store *s);
 /* Index of name, or SIZE_MAX. */
 size_t envd_store_find(const struct envd_store *s, const char *name, size_t len);
-/* Sets name to value (copied).  Returns 0, -ENOMEM, or -EINVAL for a
- * borrowing store. */
-int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
-                   size_t value_len, const char *file, unsigned line);
 /* SipHash-1-3 of s with key: envd_hash with the process's random key. */
 uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n);
 /* The keyed hash of a name, with the process's key (made once, thread-safe). */
 uint64_t envd_hash(const char *s, size_t n);
-/* The same with the hash of name computed once by the caller. */
+/* envd_store_find with the hash of name computed once by the caller. */
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
+/* Sets name (hash h) to value (copied).  Returns 0, -ENOMEM, or -EINVAL
+ * for a borrowing store. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line,
                      bool user_side);

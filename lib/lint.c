@@ -24,7 +24,7 @@ static void not_conf_cb(const char *name, void *data)
 
 int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir)
 {
-	struct not_conf_ctx c = {ld, dir};
+	struct not_conf_ctx c = {.ld = ld, .dir = dir};
 
 	return envd_scan_not_conf(dirfd, ld->cfg->limits.files_per_dir * 16, not_conf_cb, &c);
 }

@@ -80,9 +80,10 @@ static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 	if (r == 0 && e->data) {
 		e->status = ENVD_SCAN_READ;
 		ld->input_bytes += e->len;
-	} else if (r == 0 || r == ENVD_READ_MASKS)
+	} else if (r == 0 || r == ENVD_READ_MASKS) {
 		e->status = ENVD_SCAN_MASKS;
-	else
+		e->empty = r == 0;
+	} else
 		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
 		          : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
 		                                        : ENVD_C_FILE_ERROR;
@@ -207,8 +208,8 @@ static int read_user_files(struct loader *ld, int fd, size_t first, const struct
 static int load_user(struct loader *ld)
 {
 	const struct envd_config *cfg = ld->cfg;
-	struct envd_walk walk = {cfg->limits.link_steps, false};
-	struct envd_check chk = {cfg->user_uid, 0, &walk};
+	struct envd_walk walk = {.links_left = cfg->limits.link_steps};
+	struct envd_check chk = {.owner_a = cfg->user_uid, .owner_b = 0, .walk = &walk};
 	size_t first = ld->scan.n;
 	int fd, r;
 
@@ -233,7 +234,7 @@ static int load_user(struct loader *ld)
  * 0 or -ENOMEM. */
 static int load_system(struct loader *ld, size_t first_dir)
 {
-	struct envd_check chk = {ld->cfg->system_uid, ld->cfg->system_uid, NULL};
+	struct envd_check chk = {.owner_a = ld->cfg->system_uid, .owner_b = ld->cfg->system_uid};
 	int fds[ENVD_MAX_DIRS], r = 0;
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
@@ -504,6 +505,7 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	f->user_side = ld->cfg->user_dir && e->dir == 0;
 	f->masked_by = NULL;
 	f->reason = e->reason;
+	f->empty = e->empty;
 	if (e->status == ENVD_SCAN_PENDING) {
 		f->reason = "not read";
 		e->code = ENVD_C_FILE_ERROR;
@@ -634,8 +636,13 @@ static int finish(struct loader *ld)
 	for (i = 0; i < res->store.n; i++) {
 		const struct envd_entry *e = &res->store.v[i];
 
-		res->vars[i] = (struct envd_var){e->name, e->value,    e->value_len, e->file,
-		                                 e->line, e->name_len, e->user_side};
+		res->vars[i] = (struct envd_var){.name = e->name,
+		                                 .value = e->value,
+		                                 .value_len = e->value_len,
+		                                 .file = e->file,
+		                                 .line = e->line,
+		                                 .name_len = e->name_len,
+		                                 .user_side = e->user_side};
 	}
 	return 0;
 }
@@ -652,8 +659,10 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	ld.res = calloc(1, sizeof(*ld.res));
 	if (!ld.res)
 		return -ENOMEM;
-	ld.sink = (struct envd_diag_sink){cfg->diag, cfg->diag_data, cfg->diag_level,
-	                                  cfg->limits.diagnostics};
+	ld.sink = (struct envd_diag_sink){.fn = cfg->diag,
+	                                  .data = cfg->diag_data,
+	                                  .level = cfg->diag_level,
+	                                  .max = cfg->limits.diagnostics};
 	ld.expansion_left = cfg->limits.expansion_bytes;
 	envd_buf_init(&ld.xbuf, 0);
 	envd_buf_init(&ld.kbuf, 0);

@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-static const char *env_get(const char *const *env, const char *name)
+const char *envd_env_get(const char *const *env, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -33,7 +33,7 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
 	/* fallbacks come after, so that the login's own values are found
 	 * first; only the names it lacks are added at all */
 	for (i = 0; i < ENVD_ARRAY_SIZE(names); i++) {
-		add[i] = values[i] && !env_get(env, names[i]);
+		add[i] = values[i] && !envd_env_get(env, names[i]);
 		if (add[i])
 			bytes += strlen(names[i]) + 1 + strlen(values[i]) + 1;
 	}
@@ -118,12 +118,12 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
 	*out = NULL;
 	if (tmpl)
 		return expand_template(tmpl, user, home, out);
-	xdg = env_get(base, "XDG_CONFIG_HOME");
+	xdg = envd_env_get(base, "XDG_CONFIG_HOME");
 	if (usable_home(xdg)) {
 		*out = envd_join(xdg, '/', "environment.d");
 		return *out ? 0 : -ENOMEM;
 	}
-	h = env_get(base, "HOME");
+	h = envd_env_get(base, "HOME");
 	if (!usable_home(h))
 		h = home;
 	if (!usable_home(h))

@@ -119,19 +119,6 @@ static int add_value_run(struct parser *p, const char *buf, size_t *i, size_t le
 	return r;
 }
 
-int envd_parse(const char *buf, size_t len, envd_assign_fn cb, void *data)
-{
-	struct envd_buf key, value;
-	int r;
-
-	envd_buf_init(&key, 0);
-	envd_buf_init(&value, 0);
-	r = envd_parse_with(buf, len, cb, data, &key, &value);
-	envd_buf_free(&key);
-	envd_buf_free(&value);
-	return r;
-}
-
 int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
                     struct envd_buf *key, struct envd_buf *value)
 {

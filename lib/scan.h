@@ -19,6 +19,7 @@ struct envd_scan_entry {
 	enum envd_scan_status status;
 	const char *reason;  /* static string */
 	enum envd_code code; /* diagnostic code when SKIPPED */
+	bool empty;          /* MASKS: an empty file */
 	char *data;          /* contents, when READ (in the scan's arena) */
 	size_t len;
 };

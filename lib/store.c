@@ -243,13 +243,6 @@ static inline int reserve(struct envd_store *s)
 	return grow_slots(s);
 }
 
-int envd_store_set(struct envd_store *s, const char *name, size_t name_len, const char *value,
-                   size_t value_len, const char *file, unsigned line)
-{
-	return envd_store_set_h(s, name, name_len, envd_hash(name, name_len), value, value_len,
-	                        file, line, false);
-}
-
 /* An entry is one block, "NAME\0VALUE\0", from the arena when there is one.
  * A new value is written in place when it fits the old one; otherwise the
  * block moves to the heap, and later values reallocate it there: repeated

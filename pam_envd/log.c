@@ -79,7 +79,7 @@ void pe_log_diag(const struct envd_diag *d, void *data)
 		return;
 	/* the engine's own "further ones suppressed" line is not a problem of
 	 * the files: pe_log_finish reports the real count instead */
-	if (d->code == ENVD_C_LIMIT && d->file == NULL && d->name == NULL)
+	if (d->code == ENVD_C_SUPPRESSED)
 		return;
 	if (log->logged >= log->max)
 		return;

@@ -12,19 +12,13 @@
 
 #include "envd.h"
 
-/* What the module arguments ask for.  Pointers into argv are borrowed: libpam
- * keeps the arguments alive for the duration of the call. */
+/* What the module arguments ask for: debug and cleanup are the module's
+ * own, the rest is lib/options.c's table.  Pointers into argv are borrowed:
+ * libpam keeps the arguments alive for the duration of the call. */
 struct pe_options {
 	bool debug;
-	bool cleanup;         /* the cleanup instance: takes back at close */
-	bool nouser;          /* system files only */
-	bool user_side_off;   /* a bad user_dir/user_allow/user_deny: fail closed */
-	unsigned flags;       /* ENVD_NO_OVERWRITE, ENVD_NO_EXPAND */
-	const char *user_dir; /* template with %h %u, or NULL for the default */
-	const char *default_path;
-	char **system_dirs; /* one malloc'd block, NULL-terminated; NULL: the four defaults */
-	size_t max_env;     /* cap on the bytes written; 0: the engine default */
-	struct envd_policy *policy;
+	bool cleanup; /* the cleanup instance: takes back at close */
+	struct envd_settings set;
 };
 
 /* Parses argv into opt.  Unknown, empty or malformed options are logged and

@@ -114,7 +114,7 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 	 * promises about LD_PRELOAD on trust. */
 	if (!envd_name_valid(v->name, name_len) || memchr(v->value, '\0', v->value_len) != NULL ||
 	    name_len + 1 + v->value_len > ENVD_MAX_ENTRY_BYTES || v->name[name_len] != '\0' ||
-	    (v->user_side && envd_policy_check(opt->policy, v->name, v->value) != NULL)) {
+	    (v->user_side && envd_policy_check(opt->set.policy, v->name, v->value) != NULL)) {
 		char shown[PE_LOG_NAME_BYTES];
 
 		pe_log_clean(v->name, shown, sizeof(shown));
@@ -205,9 +205,9 @@ static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt, const 
 	int r;
 
 	*dir = NULL;
-	if (pw == NULL || opt->nouser || opt->user_side_off)
+	if (pw == NULL || opt->set.nouser || opt->set.user_side_off)
 		return PAM_SUCCESS;
-	r = envd_user_dir(opt->user_dir, base, pw->pw_name, pw->pw_dir, dir);
+	r = envd_user_dir(opt->set.user_dir, base, pw->pw_name, pw->pw_dir, dir);
 	if (r == -ENOMEM)
 		return PAM_BUF_ERR;
 	if (r < 0) {
@@ -256,7 +256,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	if (env == NULL)
 		goto out;
 	r = envd_login_base((const char *const *)env, pw ? pw->pw_name : NULL,
-	                    pw ? pw->pw_dir : NULL, pw ? pw->pw_shell : NULL, opt.default_path,
+	                    pw ? pw->pw_dir : NULL, pw ? pw->pw_shell : NULL, opt.set.default_path,
 	                    &base);
 	if (r < 0)
 		goto out;
@@ -270,17 +270,13 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.user_dir = dir;
 	cfg.user_uid = pw ? pw->pw_uid : 0;
 	cfg.system_uid = 0;
-	cfg.system_dirs = (const char *const *)opt.system_dirs;
 	cfg.base_env = base;
 	/* nooverwrite keeps what the PAM environment holds, not the fallbacks
 	 * envd_login_base appended after it */
 	cfg.base_preset = 0;
 	while (env[cfg.base_preset] != NULL)
 		cfg.base_preset++;
-	cfg.flags = opt.flags & (ENVD_NO_OVERWRITE | ENVD_NO_EXPAND);
-	cfg.policy = opt.policy;
-	if (opt.max_env > 0 && opt.max_env < cfg.limits.result_bytes)
-		cfg.limits.result_bytes = opt.max_env;
+	envd_settings_config(&opt.set, &cfg);
 	cfg.diag = pe_log_diag;
 	cfg.diag_data = &log;
 	cfg.diag_level = opt.debug ? ENVD_DEBUG : ENVD_WARNING; /* what pe_log_diag sends */

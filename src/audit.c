@@ -668,7 +668,7 @@ static void print_service(struct printer *pr, const struct service *s, bool appl
 	}
 }
 
-/* Audits one service; returns 0 (nothing found), 1 (findings) or 3. */
+/* Audits one service; returns EXIT_OK, EXIT_FINDINGS or EXIT_FAIL. */
 static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
                          bool named)
 {
@@ -680,7 +680,7 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		fputs("envd: ", stderr);
 		print_text(stderr, name);
 		fputs(": not a service name\n", stderr);
-		return 3;
+		return EXIT_FAIL;
 	}
 	r = read_file(&s, name, 0, ST_ANY, NULL, 0);
 	if (r == 0)
@@ -692,10 +692,10 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		print_text(stderr, name);
 		fprintf(stderr, ": %s\n", r == -EINVAL ? "not a regular file" : strerror(-r));
 		service_free(&s);
-		return 3;
+		return EXIT_FAIL;
 	}
 	print_service(pr, &s, applies, named);
-	r = s.n_findings ? 1 : 0;
+	r = s.n_findings ? EXIT_FINDINGS : EXIT_OK;
 	service_free(&s);
 	return r;
 }
@@ -787,7 +787,7 @@ int audit_run(const struct audit_opts *o, FILE *out)
 	struct printer pr = {.out = out, .json = o->json};
 	char **all = NULL;
 	size_t i, n = 0;
-	int rc = 0;
+	int rc = EXIT_OK;
 
 	if (o->n_services == 0) {
 		all = list_services(dir, &n);
@@ -795,7 +795,7 @@ int audit_run(const struct audit_opts *o, FILE *out)
 			fputs("envd: ", stderr);
 			print_text(stderr, dir);
 			fprintf(stderr, ": %s\n", strerror(errno));
-			return 3;
+			return EXIT_FAIL;
 		}
 	}
 	if (pr.json)

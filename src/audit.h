@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "exitcode.h"
+
 struct audit_opts {
 	const char *pam_dir; /* NULL: /etc/pam.d */
 	bool json;
@@ -14,9 +16,9 @@ struct audit_opts {
 	size_t n_services;
 };
 
-/* Prints the findings on out, problems with the run on stderr.  Returns 0
- * (no finding), 1 (findings) or 3 (a directory or named service that
- * cannot be read, out of memory, a write error). */
+/* Prints the findings on out, problems with the run on stderr.  Returns
+ * EXIT_OK (no finding), EXIT_FINDINGS or EXIT_FAIL (a directory or named
+ * service that cannot be read, out of memory, a write error). */
 int audit_run(const struct audit_opts *o, FILE *out);
 
 #endif

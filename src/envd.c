@@ -19,20 +19,20 @@
 #include "policy_cmd.h"
 #include "reapply.h"
 #include "audit.h"
+#include "exitcode.h"
 
 extern char **environ;
-
-enum { EXIT_OK = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
 enum command { CMD_SHOW, CMD_CHECK, CMD_FILES, CMD_IMPORT, CMD_AUDIT, CMD_POLICY };
 
 struct opts {
 	enum command cmd;
 	enum out_format format;
-	bool explain, inherit, no_user, no_overwrite, no_expand, no_policy;
-	int verbose; /* -1 quiet, 0 default, 1 notices, 2 debug */
-	const char *root, *user_dir, *default_path, *user;
-	const char *allow, *deny, *only;
+	bool explain, inherit;
+	bool shared;              /* an option of lib/options.c's table was given */
+	struct envd_settings set; /* those options */
+	int verbose;              /* -1 quiet, 0 default, 1 notices, 2 debug */
+	const char *root, *user;
 	const char *reapply;   /* show --reapply=NAMES */
 	const char *as;        /* import-pam-environment --as=USER */
 	const char *pam_dir;   /* audit --pam-dir=DIR */
@@ -46,7 +46,7 @@ struct diag_state {
 	size_t findings;
 };
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
     "  or:  envd [-q] import-pam-environment [--as=USER] [FILE]\n"
     "  or:  envd [--pam-dir=DIR] [--format=json] audit [SERVICE]...\n"
@@ -78,19 +78,9 @@ static const char usage_text[] =
     "                       the files masked or skipped with the reason\n"
     "      --root=DIR       prefix the four system directories with DIR; their\n"
     "                       files must then belong to DIR's owner instead of root\n"
-    "      --user-dir=DIR   read DIR instead of the user's environment.d\n"
-    "      --no-user        read the system directories only\n"
     "      --inherit        expand against this process's environment, as\n"
     "                       systemd's generator does; the user directory follows\n"
     "                       $XDG_CONFIG_HOME or $HOME\n"
-    "      --no-overwrite   keep variables the login already has (nooverwrite)\n"
-    "      --no-expand      take values literally (noexpand)\n"
-    "      --default-path=P PATH a login starts with when it has none\n"
-    "                       (default " ENVD_DEFAULT_PATH ")\n"
-    "      --user-allow=PAT lift default refusals for names matching PAT\n"
-    "      --user-deny=PAT  refuse names matching PAT in user files too\n"
-    "      --user-only=PAT  take from user files only names matching PAT\n"
-    "                       (allow-list mode; the default refusals still hold)\n"
     "      --reapply=NAMES  show: only the NAMEs (comma-separated), each composed\n"
     "                       over its value in envd's environment, and only where\n"
     "                       that value is not already the files' result over some\n"
@@ -102,12 +92,38 @@ static const char usage_text[] =
     "  -h, --help           this text\n"
     "  -V, --version        the version\n"
     "\n"
+    "pam_envd.so's options (--user-dir is its user_dir=, --no-user its nouser):\n";
+
+static const char usage_tail[] =
+    "\n"
     "Without --inherit the expansion base is what a login starts with: HOME,\n"
-    "USER, LOGNAME and SHELL from the passwd entry and the default PATH.\n"
+    "USER, LOGNAME and SHELL from the passwd entry, and PATH=--default-path\n"
+    "(default " ENVD_DEFAULT_PATH ")\n"
     "Diagnostics go to stderr; stdout holds only the requested output.\n"
     "\n"
     "Exit status: 0 success; 1 check or audit reported something; 2 usage error;\n"
     "3 failure (unknown user, out of memory).\n";
+
+/* The help text: the shared options from the table, one line each. */
+static void usage(FILE *out)
+{
+	char name[64];
+	int col;
+
+	fputs(usage_head, out);
+	for (const struct envd_option *o = envd_options; o->name; o++) {
+		if (!(o->fronts & ENVD_FRONT_CLI))
+			continue;
+		col = fprintf(out, "      --%s%s%s", envd_option_cli_name(o, name, sizeof(name)),
+		              o->arg ? "=" : "", o->arg ? o->arg : "");
+		if (col > 22)
+			fprintf(out, "\n%23s", "");
+		else
+			fprintf(out, "%*s", 23 - col, "");
+		fprintf(out, "%s\n", o->help);
+	}
+	fputs(usage_tail, out);
+}
 
 static const char *sev_name(enum envd_severity s)
 {
@@ -146,42 +162,45 @@ static void on_diag(const struct envd_diag *d, void *data)
 	fputc('\n', stderr);
 }
 
+/* msg NULL: the message is out already */
 static int usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "envd: %s%s%s\nTry 'envd --help'.\n", msg, arg ? ": " : "", arg ? arg : "");
+	if (msg)
+		fprintf(stderr, "envd: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	fputs("Try 'envd --help'.\n", stderr);
 	return EXIT_USAGE;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
+/* "envd: --max-env: not a positive size" */
+static void option_report(const struct envd_option *o, const char *problem, bool user_side_off,
+                          void *data)
 {
-	enum {
-		O_ROOT = 256,
-		O_USER_DIR,
-		O_NO_USER,
-		O_INHERIT,
-		O_NO_OVERWRITE,
-		O_NO_EXPAND,
-		O_DEFAULT_PATH,
-		O_ALLOW,
-		O_DENY,
-		O_ONLY,
-		O_REAPPLY,
-		O_AS,
-		O_PAM_DIR
-	};
-	static const struct option longopts[] = {
+	char name[64];
+
+	fprintf(stderr, "envd: --%s: %s\n", envd_option_cli_name(o, name, sizeof(name)), problem);
+}
+
+enum {
+	O_ROOT = 256,
+	O_INHERIT,
+	O_REAPPLY,
+	O_AS,
+	O_PAM_DIR,
+	O_SHARED, /* + the row of envd_options */
+};
+
+#define MAX_SHARED 32 /* rows of envd_options */
+
+/* envd's own long options, then the table's rows with their derived
+ * names. */
+static const struct option *long_options(void)
+{
+	static char names[MAX_SHARED][64];
+	static const struct option own[] = {
 	    {"format", required_argument, NULL, 'f'},
 	    {"explain", no_argument, NULL, 'e'},
 	    {"root", required_argument, NULL, O_ROOT},
-	    {"user-dir", required_argument, NULL, O_USER_DIR},
-	    {"no-user", no_argument, NULL, O_NO_USER},
 	    {"inherit", no_argument, NULL, O_INHERIT},
-	    {"no-overwrite", no_argument, NULL, O_NO_OVERWRITE},
-	    {"no-expand", no_argument, NULL, O_NO_EXPAND},
-	    {"default-path", required_argument, NULL, O_DEFAULT_PATH},
-	    {"user-allow", required_argument, NULL, O_ALLOW},
-	    {"user-deny", required_argument, NULL, O_DENY},
-	    {"user-only", required_argument, NULL, O_ONLY},
 	    {"reapply", required_argument, NULL, O_REAPPLY},
 	    {"as", required_argument, NULL, O_AS},
 	    {"pam-dir", required_argument, NULL, O_PAM_DIR},
@@ -189,12 +208,32 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
 	};
-	const char *cmd = NULL;
-	int c;
+	size_t n = sizeof(own) / sizeof(own[0]), k = 0;
+	static struct option all[sizeof(own) / sizeof(own[0]) + MAX_SHARED + 1];
 
-	o->default_path = ENVD_DEFAULT_PATH;
+	memcpy(all, own, sizeof(own));
+	for (const struct envd_option *o = envd_options; o->name && k < MAX_SHARED; o++, k++) {
+		if (!(o->fronts & ENVD_FRONT_CLI))
+			continue;
+		all[n++] = (struct option){
+		    .name = envd_option_cli_name(o, names[k], sizeof(names[k])),
+		    .has_arg = o->kind == ENVD_OPT_FLAG ? no_argument : required_argument,
+		    .val = O_SHARED + (int)k,
+		};
+	}
+	all[n] = (struct option){0};
+	return all;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	const struct option *longopts = long_options();
+	const char *cmd = NULL;
+	int c, r;
+
+	if (envd_settings_init(&o->set) < 0)
+		return EXIT_FAIL;
 	opterr = 0; /* our own messages, without the full argv[0] */
 	while ((c = getopt_long(argc, argv, ":f:eqvhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -208,32 +247,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_ROOT:
 			o->root = optarg;
 			break;
-		case O_USER_DIR:
-			o->user_dir = optarg;
-			break;
-		case O_NO_USER:
-			o->no_user = true;
-			break;
 		case O_INHERIT:
 			o->inherit = true;
-			break;
-		case O_NO_OVERWRITE:
-			o->no_overwrite = true;
-			break;
-		case O_NO_EXPAND:
-			o->no_expand = true;
-			break;
-		case O_DEFAULT_PATH:
-			o->default_path = optarg;
-			break;
-		case O_ALLOW:
-			o->allow = optarg;
-			break;
-		case O_DENY:
-			o->deny = optarg;
-			break;
-		case O_ONLY:
-			o->only = optarg;
 			break;
 		case O_REAPPLY:
 			o->reapply = optarg;
@@ -253,7 +268,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				o->verbose++;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			usage(stdout);
 			exit(EXIT_OK);
 		case 'V':
 			printf("envd (pam_envd) %s\n", envd_version());
@@ -261,7 +276,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case ':':
 			return usage_error("option needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option", argv[optind - 1]);
+			if (c < O_SHARED)
+				return usage_error("unknown option", argv[optind - 1]);
+			o->shared = true;
+			r = envd_option_set(&envd_options[c - O_SHARED], &o->set, optarg,
+			                    option_report, NULL);
+			if (r == -ENOMEM)
+				return EXIT_FAIL;
+			if (r < 0)
+				return usage_error(NULL, NULL);
 		}
 	}
 	if (optind >= argc)
@@ -283,9 +306,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->n_services = (size_t)(argc - optind);
 		if (o->format != FORMAT_ENV && o->format != FORMAT_JSON)
 			return usage_error("audit's formats are env (lines) and json", NULL);
-		if (o->explain || o->reapply || o->root || o->user_dir || o->no_user ||
-		    o->inherit || o->no_overwrite || o->no_expand || o->allow || o->deny ||
-		    o->only || o->as)
+		if (o->explain || o->reapply || o->root || o->inherit || o->shared || o->as)
 			return usage_error("audit takes --pam-dir, --format, -q and -v only", NULL);
 		return EXIT_OK;
 	} else
@@ -304,8 +325,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return usage_error("--as goes with import-pam-environment", NULL);
 	if (o->reapply && (o->cmd != CMD_SHOW || o->explain))
 		return usage_error("--reapply goes with show, without --explain", NULL);
-	if (o->user_dir && o->user_dir[0] != '/')
-		return usage_error("--user-dir needs an absolute path", o->user_dir);
 	if (o->root && o->root[0] != '/')
 		return usage_error("--root needs an absolute path", o->root);
 	return EXIT_OK;
@@ -336,7 +355,6 @@ static struct passwd *find_user(const char *user)
 
 struct run {
 	struct envd_config cfg;
-	struct envd_policy *policy;
 	const char **base; /* borrows environ */
 	char *user_dir;
 	struct privs privs;
@@ -360,8 +378,8 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	rn->cfg.diag_level = o->verbose >= 2   ? ENVD_DEBUG
 	                     : o->verbose == 1 ? ENVD_NOTICE
 	                                       : ENVD_WARNING;
-	rn->cfg.flags = (o->no_overwrite ? ENVD_NO_OVERWRITE : 0) |
-	                (o->no_expand ? ENVD_NO_EXPAND : 0) | (o->cmd == CMD_CHECK ? ENVD_LINT : 0);
+	rn->cfg.flags = o->cmd == CMD_CHECK ? ENVD_LINT : 0;
+	envd_settings_config(&o->set, &rn->cfg);
 	rn->cfg.root = o->root;
 	rn->cfg.user_uid = pw->pw_uid;
 	if (o->root) {
@@ -375,8 +393,8 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	/* with --inherit, the process environment is the whole base, as for
 	 * systemd's generator; otherwise what a login starts with */
 	r = envd_login_base(env, o->inherit ? NULL : pw->pw_name, o->inherit ? NULL : pw->pw_dir,
-	                    o->inherit ? NULL : pw->pw_shell, o->inherit ? NULL : o->default_path,
-	                    &rn->base);
+	                    o->inherit ? NULL : pw->pw_shell,
+	                    o->inherit ? NULL : o->set.default_path, &rn->base);
 	if (r < 0)
 		return EXIT_FAIL;
 	rn->cfg.base_env = rn->base;
@@ -384,28 +402,12 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	 * whole environment, otherwise nothing (the fallbacks do not count) */
 	rn->cfg.base_preset = o->inherit ? SIZE_MAX : 0;
 
-	if (!o->no_user) {
-		if (o->user_dir)
-			rn->user_dir = strdup(o->user_dir);
-		else if (envd_user_dir(NULL, rn->cfg.base_env, pw->pw_name, pw->pw_dir,
-		                       &rn->user_dir) < 0)
-			return EXIT_FAIL;
-		if (o->user_dir && !rn->user_dir)
+	if (!o->set.nouser && !o->set.user_side_off) {
+		if (envd_user_dir(o->set.user_dir, rn->cfg.base_env, pw->pw_name, pw->pw_dir,
+		                  &rn->user_dir) < 0)
 			return EXIT_FAIL;
 		rn->cfg.user_dir = rn->user_dir;
 	}
-
-	rn->policy = envd_policy_new(true);
-	if (!rn->policy)
-		return EXIT_FAIL;
-	if ((o->allow && envd_policy_allow(rn->policy, o->allow) < 0) ||
-	    (o->deny && envd_policy_deny(rn->policy, o->deny) < 0) ||
-	    (o->only && (strspn(o->only, ",: \t\n") == strlen(o->only) ||
-	                 envd_policy_only(rn->policy, o->only) < 0))) {
-		fprintf(stderr, "envd: invalid name pattern\n");
-		return EXIT_USAGE;
-	}
-	rn->cfg.policy = rn->policy;
 
 	privs_init(&rn->privs, pw, &rn->ds.verbose);
 	rn->cfg.enter_user = envd_window_enter;
@@ -424,6 +426,8 @@ int main(int argc, char **argv)
 	int rc, r;
 
 	rc = parse_args(argc, argv, &o);
+	if (rc != EXIT_OK || o.cmd == CMD_IMPORT || o.cmd == CMD_AUDIT)
+		envd_settings_free(&o.set); /* what they use of it is parsed */
 	if (rc != EXIT_OK)
 		return rc;
 	if (o.cmd == CMD_IMPORT)
@@ -491,7 +495,7 @@ int main(int argc, char **argv)
 	}
 	envd_result_free(res);
 	reapply_free(&ra);
-	envd_policy_free(rn.policy);
+	envd_settings_free(&o.set);
 	free(rn.base);
 	free(rn.user_dir);
 	return rc;

@@ -144,13 +144,13 @@ struct ctx {
 	void *tainted;  /* names whose value may differ from pam_env's */
 	void *assigned; /* names set by an earlier translated line */
 	void *nonempty; /* names set exactly, to a value that is never empty */
-	struct str notes, val;
+	struct envd_buf notes, val;
 	bool inexact, untranslated; /* of the current line */
 	size_t n_inexact, n_untranslated;
-	bool oom;
 };
 
-static void set_put(struct ctx *c, void **set, const char *name, size_t n, bool on)
+/* Returns 0 or -ENOMEM. */
+static int set_put(void **set, const char *name, size_t n, bool on)
 {
 	char key[PAM_LINE_BUF], *dup, **node;
 
@@ -165,13 +165,15 @@ static void set_put(struct ctx *c, void **set, const char *name, size_t n, bool 
 		dup = strdup(key);
 		if (!dup || !tsearch(dup, set, cmp_names)) {
 			free(dup);
-			c->oom = true;
+			return -ENOMEM;
 		}
 	}
+	return 0;
 }
 
-__attribute__((format(printf, 3, 4))) static void note(struct ctx *c, const char *kind,
-                                                       const char *fmt, ...)
+/* Returns 0 or -ENOMEM. */
+__attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char *kind,
+                                                      const char *fmt, ...)
 {
 	char tmp[512], *p;
 	va_list ap;
@@ -183,106 +185,115 @@ __attribute__((format(printf, 3, 4))) static void note(struct ctx *c, const char
 	for (p = tmp; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	str_adds(&c->notes, NOTE_PREFIX);
-	str_adds(&c->notes, kind);
-	str_adds(&c->notes, ": ");
-	str_adds(&c->notes, tmp);
-	str_adds(&c->notes, "\n");
 	if (strcmp(kind, "inexact") == 0)
 		c->inexact = true;
 	if (strcmp(kind, "not translated") == 0)
 		c->untranslated = true;
+	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 || envd_buf_puts(&c->notes, kind) < 0 ||
+	    envd_buf_puts(&c->notes, ": ") < 0 || envd_buf_puts(&c->notes, tmp) < 0 ||
+	    envd_buf_puts(&c->notes, "\n") < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 /* Literal text in an environment.d value: only '$' means something after
- * unquoting. */
-static void add_literal(struct str *s, const char *p, size_t n)
+ * unquoting.  These return 0 or a negative errno. */
+static int add_literal(struct envd_buf *s, const char *p, size_t n)
 {
 	const char *d;
+	int r;
 
 	while (n && (d = memchr(p, '$', n))) {
-		str_add(s, p, (size_t)(d - p) + 1);
-		str_add(s, "$", 1);
+		r = envd_buf_append(s, p, (size_t)(d - p) + 1);
+		if (r == 0)
+			r = envd_buf_append(s, "$", 1);
+		if (r < 0)
+			return r;
 		n -= (size_t)(d - p) + 1;
 		p = d + 1;
 	}
-	str_add(s, p, n);
+	return envd_buf_append(s, p, n);
 }
 
-static void add_ref(struct str *s, const char *name, size_t n)
+static int add_ref(struct envd_buf *s, const char *name, size_t n)
 {
-	str_adds(s, "${");
-	str_add(s, name, n);
-	str_adds(s, "}");
+	int r = envd_buf_puts(s, "${");
+
+	if (r == 0)
+		r = envd_buf_append(s, name, n);
+	return r < 0 ? r : envd_buf_puts(s, "}");
 }
 
 /* The environment.d form of a DEFAULT= or OVERRIDE= value. */
-static void render(struct str *s, const struct val *v)
+static int render(struct envd_buf *s, const struct val *v)
 {
 	const char *cur = v->p, *end = v->p + v->n, *var;
 	struct part pt;
+	int r = 0;
 
 	if (v->kind != V_TEXT)
-		return;
-	while (next_part(&cur, end, &pt) != P_END) {
+		return 0;
+	while (r == 0 && next_part(&cur, end, &pt) != P_END) {
 		if (pt.kind == P_LIT)
-			add_literal(s, pt.p, pt.n);
+			r = add_literal(s, pt.p, pt.n);
 		else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n))
-			add_ref(s, pt.p, pt.n);
+			r = add_ref(s, pt.p, pt.n);
 		else if (pt.kind == P_ITEM && (var = item_var(&pt)))
-			add_ref(s, var, strlen(var));
+			r = add_ref(s, var, strlen(var));
 	}
+	return r;
 }
 
 /* Where the login lacks NAME, pam_env expanded ${NAME} to nothing; pam_envd
- * has a fallback for these. */
-static void note_fallback(struct ctx *c, const struct part *pt)
+ * has a fallback for these.  The note_* functions return 0 or -ENOMEM. */
+static int note_fallback(struct ctx *c, const struct part *pt)
 {
 	static const char *const names[] = {"HOME", "USER", "LOGNAME", "SHELL"};
 	size_t i;
 
-	if (part_is(pt, "PATH")) {
-		note(c, "inexact",
-		     "where the login has no PATH, pam_env expanded ${PATH} to nothing; pam_envd "
-		     "uses the default PATH");
-		return;
-	}
+	if (part_is(pt, "PATH"))
+		return note(c, "inexact",
+		            "where the login has no PATH, pam_env expanded ${PATH} to nothing; "
+		            "pam_envd uses the default PATH");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (part_is(pt, names[i]))
-			note(c, "inexact",
-			     "where the login has no %s, pam_env expanded ${%s} to nothing; "
-			     "pam_envd uses the passwd entry's",
-			     names[i], names[i]);
+			return note(c, "inexact",
+			            "where the login has no %s, pam_env expanded ${%s} to nothing; "
+			            "pam_envd uses the passwd entry's",
+			            names[i], names[i]);
+	return 0;
 }
 
 /* Notes on what a used value refers to. */
-static void note_refs(struct ctx *c, const struct val *v)
+static int note_refs(struct ctx *c, const struct val *v)
 {
 	const char *cur = v->p, *end = v->p + v->n;
 	struct part pt;
 	const char *var;
+	int r = 0;
 
 	if (v->kind != V_TEXT)
-		return;
-	while (next_part(&cur, end, &pt) != P_END) {
+		return 0;
+	while (r == 0 && next_part(&cur, end, &pt) != P_END) {
 		if (pt.kind == P_ENV && !envd_name_valid(pt.p, pt.n))
-			note(c, "note", "${%.*s} is not a variable name: it expands to nothing",
-			     (int)(pt.n > 60 ? 60 : pt.n), pt.p);
+			r = note(c, "note", "${%.*s} is not a variable name: it expands to nothing",
+			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
 		else if (pt.kind == P_ENV && set_has(&c->tainted, pt.p, pt.n))
-			note(c, "inexact", "uses %.*s, whose value may differ (see above)",
-			     (int)pt.n, pt.p);
+			r = note(c, "inexact", "uses %.*s, whose value may differ (see above)",
+			         (int)pt.n, pt.p);
 		else if (pt.kind == P_ENV && !set_has(&c->assigned, pt.p, pt.n))
-			note_fallback(c, &pt);
+			r = note_fallback(c, &pt);
 		else if (pt.kind == P_ITEM && (var = item_var(&pt)) &&
 		         set_has(&c->assigned, var, strlen(var)))
-			note(c, "inexact",
-			     "@{%.*s} is the passwd entry's, ${%s} the value set above", (int)pt.n,
-			     pt.p, var);
+			r = note(c, "inexact",
+			         "@{%.*s} is the passwd entry's, ${%s} the value set above",
+			         (int)pt.n, pt.p, var);
 		else if (pt.kind == P_ITEM && !var && !item_unseen(&pt))
-			note(c, "note",
-			     "@{%.*s} is not a PAM item pam_env knows: it expands to nothing",
-			     (int)(pt.n > 60 ? 60 : pt.n), pt.p);
+			r = note(c, "note",
+			         "@{%.*s} is not a PAM item pam_env knows: it expands to nothing",
+			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
 	}
+	return r;
 }
 
 /* ---- one line ---- */
@@ -368,97 +379,115 @@ static size_t override_refs(const struct val *v, struct part *refs, size_t max)
 /* pam_env takes an OVERRIDE of references when it expands to something;
  * ${A:-...} tests for an unset A instead: A if set, else the next one,
  * then the DEFAULT, followed by the rest when A was set. */
-static void render_chain(struct str *s, const struct line *ln)
+static int render_chain(struct envd_buf *s, const struct line *ln)
 {
 	struct part r[MAX_CHAIN_REFS];
 	size_t k = override_refs(&ln->pl.ovr, r, MAX_CHAIN_REFS), i, j;
+	int e = 0;
 
-	for (i = 0; i < k; i++) {
-		str_adds(s, "${");
-		str_add(s, r[i].p, r[i].n);
-		str_adds(s, ":-");
+	for (i = 0; i < k && e == 0; i++)
+		if ((e = envd_buf_puts(s, "${")) == 0 &&
+		    (e = envd_buf_append(s, r[i].p, r[i].n)) == 0)
+			e = envd_buf_puts(s, ":-");
+	if (e == 0)
+		e = render(s, &ln->pl.dflt);
+	if (e == 0)
+		e = envd_buf_puts(s, "}");
+	for (i = k ? k - 1 : 0; e == 0 && i-- > 0;) { /* no wrap when k is 0 */
+		if ((e = envd_buf_puts(s, "}${")) == 0 &&
+		    (e = envd_buf_append(s, r[i].p, r[i].n)) == 0)
+			e = envd_buf_puts(s, ":+");
+		for (j = i + 1; j < k && e == 0; j++)
+			e = add_ref(s, r[j].p, r[j].n);
+		if (e == 0)
+			e = envd_buf_puts(s, "}");
 	}
-	render(s, &ln->pl.dflt);
-	str_adds(s, "}");
-	for (i = k ? k - 1 : 0; i-- > 0;) { /* no wrap when k is 0 */
-		str_adds(s, "}${");
-		str_add(s, r[i].p, r[i].n);
-		str_adds(s, ":+");
-		for (j = i + 1; j < k; j++)
-			add_ref(s, r[j].p, r[j].n);
-		str_adds(s, "}");
-	}
+	return e;
 }
 
-static void render_line(struct ctx *c, const struct line *ln)
+/* c->val: the line's NAME=VALUE.  Returns 0 or a negative errno. */
+static int render_line(struct ctx *c, const struct line *ln)
 {
-	struct str *s = &c->val;
+	struct envd_buf *s = &c->val;
+	int r;
 
 	s->len = 0;
-	add_literal(s, ln->rest, ln->rest_len);
-	if (ln->has_eq && ln->how != H_UNSET)
-		str_adds(s, "=");
+	r = add_literal(s, ln->rest, ln->rest_len);
+	if (r == 0 && ln->has_eq && ln->how != H_UNSET)
+		r = envd_buf_puts(s, "=");
+	if (r < 0)
+		return r;
 	if (ln->how == H_OVERRIDE || ln->how == H_REFS || ln->how == H_REFS_UNSET)
-		render(s, &ln->pl.ovr);
-	else if (ln->how == H_CHAIN)
-		render_chain(s, ln);
-	else if (ln->how == H_DEFAULT)
-		render(s, &ln->pl.dflt);
-	if (s->oom)
-		c->oom = true;
+		return render(s, &ln->pl.ovr);
+	if (ln->how == H_CHAIN)
+		return render_chain(s, ln);
+	if (ln->how == H_DEFAULT)
+		return render(s, &ln->pl.dflt);
+	return 0;
 }
 
-static void note_line(struct ctx *c, const struct line *ln)
+/* Returns 0 or -ENOMEM. */
+static int note_line(struct ctx *c, const struct line *ln)
 {
 	char name[PAM_LINE_BUF];
 	const char *why, *rule;
+	int r = 0;
 
 	if (ln->how == H_CHAIN)
-		note(c, "inexact",
-		     "pam_env took the DEFAULT when the OVERRIDE expanded to nothing; here only "
-		     "when "
-		     "its variables are unset, not when they are empty");
-	if (ln->how == H_REFS_UNSET)
-		note(c, "inexact",
-		     "pam_env removed %.*s when the OVERRIDE expanded to nothing; here it is set "
-		     "empty",
-		     (int)ln->var_len, ln->var);
-	if (ln->how == H_UNSET && memchr(ln->rest, '$', ln->rest_len))
-		note(c, "note", "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
-	if (ln->how == H_OVERRIDE || ln->how == H_CHAIN || ln->how == H_REFS ||
-	    ln->how == H_REFS_UNSET)
-		note_refs(c, &ln->pl.ovr);
-	if (ln->how == H_CHAIN || ln->how == H_DEFAULT)
-		note_refs(c, &ln->pl.dflt);
-	if (c->val.len == 0)
-		note(c, "note", "environment.d has no empty literal: ${%.*s:+} expands to nothing",
-		     (int)ln->var_len, ln->var);
-	if (c->val.len && memchr(c->val.p, '\r', c->val.len))
-		note(c, "note",
-		     "the value holds a carriage return (a CRLF line end?), as with pam_env");
+		r = note(
+		    c, "inexact",
+		    "pam_env took the DEFAULT when the OVERRIDE expanded to nothing; here only "
+		    "when "
+		    "its variables are unset, not when they are empty");
+	if (r == 0 && ln->how == H_REFS_UNSET)
+		r = note(
+		    c, "inexact",
+		    "pam_env removed %.*s when the OVERRIDE expanded to nothing; here it is set "
+		    "empty",
+		    (int)ln->var_len, ln->var);
+	if (r == 0 && ln->how == H_UNSET && memchr(ln->rest, '$', ln->rest_len))
+		r = note(c, "note", "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
+	if (r == 0 && (ln->how == H_OVERRIDE || ln->how == H_CHAIN || ln->how == H_REFS ||
+	               ln->how == H_REFS_UNSET))
+		r = note_refs(c, &ln->pl.ovr);
+	if (r == 0 && (ln->how == H_CHAIN || ln->how == H_DEFAULT))
+		r = note_refs(c, &ln->pl.dflt);
+	if (r == 0 && c->val.len == 0)
+		r = note(c, "note",
+		         "environment.d has no empty literal: ${%.*s:+} expands to nothing",
+		         (int)ln->var_len, ln->var);
+	if (r == 0 && c->val.len && memchr(c->val.data, '\r', c->val.len))
+		r = note(c, "note",
+		         "the value holds a carriage return (a CRLF line end?), as with pam_env");
+	if (r < 0)
+		return r;
 	memcpy(name, ln->var, ln->var_len);
 	name[ln->var_len] = '\0';
 	why = envd_policy_check(c->policy, name, NULL);
 	/* a value without references is the value pam_envd checks too */
-	if (!why && c->val.len && !memchr(c->val.p, '$', c->val.len) &&
-	    !memchr(c->val.p, '\0', c->val.len)) {
-		char *lit = strndup(c->val.p, c->val.len);
+	if (!why && c->val.len && !memchr(c->val.data, '$', c->val.len) &&
+	    !memchr(c->val.data, '\0', c->val.len)) {
+		char *lit = strndup(c->val.data, c->val.len);
 
-		if (lit)
-			why = envd_policy_check(c->policy, name, lit);
-		else
-			c->oom = true;
+		if (!lit)
+			return -ENOMEM;
+		why = envd_policy_check(c->policy, name, lit);
 		free(lit);
-	} else if (!why && c->val.len && memchr(c->val.p, '$', c->val.len) &&
-	           (rule = envd_policy_value_rule(c->policy, name)) != NULL)
-		note(c, "inexact",
-		     "pam_envd refuses some values of %.*s in user files and checks this one "
-		     "after expansion (%s)",
-		     (int)ln->var_len, ln->var, rule);
+	} else if (!why && c->val.len && memchr(c->val.data, '$', c->val.len) &&
+	           (rule = envd_policy_value_rule(c->policy, name)) != NULL) {
+		r = note(c, "inexact",
+		         "pam_envd refuses some values of %.*s in user files and checks this one "
+		         "after expansion (%s)",
+		         (int)ln->var_len, ln->var, rule);
+		if (r < 0)
+			return r;
+	}
 	if (why)
-		note(c, "inexact",
-		     "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",
-		     (int)ln->var_len, ln->var, why);
+		r = note(
+		    c, "inexact",
+		    "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",
+		    (int)ln->var_len, ln->var, why);
+	return r;
 }
 
 static bool plain_value(const char *s, size_t n)
@@ -478,7 +507,7 @@ static bool plain_value(const char *s, size_t n)
 
 static void put_assignment(struct ctx *c, const struct line *ln)
 {
-	const struct str *v = &c->val;
+	const struct envd_buf *v = &c->val;
 	size_t i;
 
 	fwrite(ln->var, 1, ln->var_len, c->out);
@@ -487,15 +516,16 @@ static void put_assignment(struct ctx *c, const struct line *ln)
 		fprintf(c->out, "${%.*s:+}\n", (int)ln->var_len, ln->var);
 		return;
 	}
-	if (plain_value(v->p, v->len)) {
-		fprintf(c->out, "%s\n", v->p);
+	if (plain_value(v->data, v->len)) {
+		fwrite(v->data, 1, v->len, c->out);
+		fputc('\n', c->out);
 		return;
 	}
 	fputc('"', c->out);
 	for (i = 0; i < v->len; i++) {
-		if (strchr("\\\"`", v->p[i]))
+		if (strchr("\\\"`", v->data[i]))
 			fputc('\\', c->out);
-		fputc(v->p[i], c->out);
+		fputc(v->data[i], c->out);
 	}
 	fputs("\"\n", c->out);
 }
@@ -503,9 +533,7 @@ static void put_assignment(struct ctx *c, const struct line *ln)
 static void flush_notes(struct ctx *c)
 {
 	if (c->notes.len)
-		fputs(c->notes.p, c->out);
-	if (c->notes.oom)
-		c->oom = true;
+		fwrite(c->notes.data, 1, c->notes.len, c->out);
 	c->notes.len = 0;
 	c->n_inexact += c->inexact && !c->untranslated;
 	c->n_untranslated += c->untranslated;
@@ -520,48 +548,60 @@ static bool never_empty(const struct line *ln)
 	return ln->how == H_OVERRIDE || (ln->how == H_DEFAULT && ln->d.literal);
 }
 
-static void translate(struct ctx *c, const struct logical *lg, struct line *ln)
+/* Returns 0 or a negative errno. */
+static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 {
 	char buf[200];
 	const char *why;
 	bool exact;
+	int r;
 
 	ln->how = decide(ln);
 	why = untranslatable(ln, buf, sizeof(buf));
 	if (why) {
-		note(c, "not translated", "%s", why);
+		r = note(c, "not translated", "%s", why);
 		flush_notes(c);
 		put_commented(c->out, lg->first, lg->last, false);
-		set_put(c, &c->tainted, ln->var, ln->var_len, true);
-		set_put(c, &c->nonempty, ln->var, ln->var_len, false);
-		return;
+		if (r == 0)
+			r = set_put(&c->tainted, ln->var, ln->var_len, true);
+		return r < 0 ? r : set_put(&c->nonempty, ln->var, ln->var_len, false);
 	}
-	render_line(c, ln);
-	note_line(c, ln);
+	r = render_line(c, ln);
+	if (r == 0)
+		r = note_line(c, ln);
+	if (r < 0)
+		return r;
 	exact = !c->inexact;
 	flush_notes(c);
 	put_assignment(c, ln);
-	set_put(c, &c->tainted, ln->var, ln->var_len, !exact);
-	set_put(c, &c->assigned, ln->var, ln->var_len, true);
-	set_put(c, &c->nonempty, ln->var, ln->var_len, exact && never_empty(ln));
+	r = set_put(&c->tainted, ln->var, ln->var_len, !exact);
+	if (r == 0)
+		r = set_put(&c->assigned, ln->var, ln->var_len, true);
+	return r < 0 ? r : set_put(&c->nonempty, ln->var, ln->var_len, exact && never_empty(ln));
 }
 
-/* The comment lines before pos went through already. */
-static void stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
+/* The comment lines before pos went through already.  Returns 0 or
+ * -ENOMEM. */
+static int stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
 {
-	note(c, "ignored by pam_env",
-	     "pam_env stops at line %u (%s), returns PAM_ABORT and ignores the rest of the file",
-	     lg->line, why);
+	int e = note(c, "ignored by pam_env",
+	             "pam_env stops at line %u (%s), returns PAM_ABORT and ignores the rest of the "
+	             "file",
+	             lg->line, why);
+
 	flush_notes(c);
 	put_commented(c->out, lg->first, r->p, false);
 	put_commented(c->out, r->p, r->end, true);
+	return e;
 }
 
-static void ignored(struct ctx *c, const struct logical *lg, const char *why)
+static int ignored(struct ctx *c, const struct logical *lg, const char *why)
 {
-	note(c, "ignored by pam_env", "%s", why);
+	int r = note(c, "ignored by pam_env", "%s", why);
+
 	flush_notes(c);
 	put_commented(c->out, lg->first, lg->last, false);
+	return r;
 }
 
 static void split_name(struct line *ln)
@@ -583,62 +623,59 @@ static bool cr_only(const struct pline *pl)
 	       pl->ovr.kind == V_NONE;
 }
 
-/* Returns false when pam_env stops reading at this line. */
-static bool do_line(struct ctx *c, const struct logical *lg, const struct reader *r)
+/* Returns 0, 1 when pam_env stops reading at this line, or a negative
+ * errno. */
+static int do_line(struct ctx *c, const struct logical *lg, const struct reader *r)
 {
 	struct line ln;
 	char buf[200];
 	size_t n;
+	int e;
 
 	parse_pam_line(lg->text, &ln.pl);
-	if (ln.pl.bad && ln.pl.name_len == 0) {
-		ignored(c, lg, "the line starts with a blank, which makes the name empty");
-		return true;
-	}
+	if (ln.pl.bad && ln.pl.name_len == 0)
+		return ignored(c, lg, "the line starts with a blank, which makes the name empty");
 	if (ln.pl.bad) {
 		n = strcspn(ln.pl.bad_at, "\n");
 		snprintf(buf, sizeof(buf), "%s at \"%.*s\"", ln.pl.bad, (int)(n > 30 ? 30 : n),
 		         ln.pl.bad_at);
-		ignored(c, lg, n ? buf : ln.pl.bad);
-		return true;
+		return ignored(c, lg, n ? buf : ln.pl.bad);
 	}
 	/* pam_env expands the DEFAULT, then the OVERRIDE, before anything else */
 	scan_value(&ln.pl.dflt, &ln.d, &c->nonempty);
 	scan_value(&ln.pl.ovr, &ln.o, &c->nonempty);
 	if (ln.d.abort || ln.o.abort) {
-		stop(c, lg, r, "a ${ or @{ without its }");
-		return false;
+		e = stop(c, lg, r, "a ${ or @{ without its }");
+		return e < 0 ? e : 1;
 	}
 	split_name(&ln);
 	if (cr_only(&ln.pl)) {
 		fputc('\n', c->out); /* a blank line with a CRLF end: nothing to remove */
-		return true;
+		return 0;
 	}
 	if (ln.pl.name_len == 0)
-		ignored(c, lg, "the line starts with a blank, which makes the name empty");
-	else if (ln.var_len == 0)
-		ignored(c, lg, "the name is empty");
-	else
-		translate(c, lg, &ln);
-	return true;
+		return ignored(c, lg, "the line starts with a blank, which makes the name empty");
+	if (ln.var_len == 0)
+		return ignored(c, lg, "the name is empty");
+	return translate(c, lg, &ln);
 }
 
-static void translate_all(struct ctx *c, const char *data, size_t len)
+/* Returns 0 or a negative errno. */
+static int translate_all(struct ctx *c, const char *data, size_t len)
 {
-	struct reader r = {data, data + len, 1, c->out};
+	struct reader r = {.p = data, .end = data + len, .lineno = 1, .out = c->out};
 	struct logical *lg = malloc(sizeof(*lg));
 	enum rd k;
+	int e = 0;
 
-	if (!lg) {
-		c->oom = true;
-		return;
-	}
-	while ((k = assemble(&r, lg)) == RD_LINE)
-		if (!do_line(c, lg, &r))
-			break;
-	if (k == RD_STOP)
-		stop(c, lg, &r, lg->stop);
+	if (!lg)
+		return -ENOMEM;
+	while ((k = assemble(&r, lg)) == RD_LINE && (e = do_line(c, lg, &r)) == 0)
+		;
+	if (e == 0 && k == RD_STOP)
+		e = stop(c, lg, &r, lg->stop);
 	free(lg);
+	return e < 0 ? e : 0;
 }
 
 /* ---- the command ---- */
@@ -655,15 +692,15 @@ static void put_header(FILE *out, const char *file)
 	      out);
 }
 
-static int default_file(const struct passwd *pw, struct str *path)
+/* ~/.pam_environment of pw, malloc'd.  Returns 0, -ENOENT (said) or
+ * -ENOMEM. */
+static int default_file(const struct passwd *pw, char **path)
 {
 	if (!pw->pw_dir || pw->pw_dir[0] != '/') {
 		fprintf(stderr, "envd: %s has no home directory\n", pw->pw_name);
-		return -1;
+		return -ENOENT;
 	}
-	str_adds(path, pw->pw_dir);
-	str_adds(path, "/.pam_environment");
-	return path->oom ? -1 : 0;
+	return asprintf(path, "%s/.pam_environment", pw->pw_dir) < 0 ? -ENOMEM : 0;
 }
 
 static void say_read_error(const char *file, int r, const char *reason)
@@ -703,9 +740,9 @@ static struct passwd *reader_of(const char *file, const char *as)
 }
 
 /* The file into buf, read within the privilege window (lib/window.c) as
- * pw's user.  Returns 0, 3 when it cannot be read (said), or -1 when the
- * window could not be closed (said: fail). */
-static int read_as(const char *file, const struct passwd *pw, const char *as, struct str *buf)
+ * pw's user.  Returns 0, -EIO when it cannot be read (said), or -EPERM
+ * when the window could not be closed (not said: fail). */
+static int read_as(const char *file, const struct passwd *pw, const char *as, struct envd_buf *buf)
 {
 	struct privs privs;
 	const char *reason = NULL;
@@ -714,18 +751,18 @@ static int read_as(const char *file, const struct passwd *pw, const char *as, st
 	privs_init(&privs, pw, &verbose);
 	if (envd_window_enter(&privs.win) != 0) {
 		(void)envd_window_finish(&privs.win);
-		return privs.win.broken ? -1 : 3;
+		return privs.win.broken ? -EPERM : -EIO;
 	}
 	r = read_file(file, pw->pw_uid, buf, &reason);
 	if (envd_window_leave(&privs.win) != 0 || envd_window_finish(&privs.win) != 0)
-		return -1;
+		return -EPERM;
 	if (r < 0) {
 		say_read_error(file, r, reason);
 		if (geteuid() == 0 && as == NULL && (r == -EACCES || r == -EPERM))
 			fprintf(stderr, " (read as %s; name the file's owner with --as=USER)",
 			        pw->pw_name);
 		fputc('\n', stderr);
-		rc = 3;
+		rc = -EIO;
 	}
 	return rc;
 }
@@ -742,19 +779,23 @@ static void summary(const struct ctx *c, bool quiet)
 
 int import_pam_environment(const char *file, const char *as, bool quiet, FILE *out)
 {
-	struct str buf = {0}, path = {0};
+	struct envd_buf buf;
 	struct ctx c = {.out = out};
 	struct passwd *pw = reader_of(file, as);
-	int rc = 3, r;
+	char *path = NULL;
+	int rc = EXIT_FAIL, r;
 
+	envd_buf_init(&buf, 0);
+	envd_buf_init(&c.notes, 0);
+	envd_buf_init(&c.val, 0);
 	if (!pw)
 		goto out;
 	if (!file && default_file(pw, &path) < 0)
 		goto out;
 	if (!file)
-		file = path.p;
+		file = path;
 	r = read_as(file, pw, as, &buf);
-	if (r < 0)
+	if (r == -EPERM)
 		fprintf(stderr, "envd: privileges not restored after reading %s\n", file);
 	if (r != 0)
 		goto out;
@@ -762,12 +803,10 @@ int import_pam_environment(const char *file, const char *as, bool quiet, FILE *o
 	if (!c.policy)
 		goto oom;
 	put_header(out, file);
-	if (buf.len)
-		translate_all(&c, buf.p, buf.len);
-	if (c.oom || c.val.oom)
+	if (buf.len && translate_all(&c, buf.data, buf.len) < 0)
 		goto oom;
 	summary(&c, quiet);
-	rc = 0;
+	rc = EXIT_OK;
 	goto out;
 oom:
 	fprintf(stderr, "envd: out of memory\n");
@@ -776,9 +815,9 @@ out:
 	tdestroy(c.assigned, free);
 	tdestroy(c.nonempty, free);
 	envd_policy_free(c.policy);
-	free(c.notes.p);
-	free(c.val.p);
-	free(buf.p);
-	free(path.p);
+	envd_buf_free(&c.notes);
+	envd_buf_free(&c.val);
+	envd_buf_free(&buf);
+	free(path);
 	return rc;
 }

@@ -237,8 +237,7 @@ void print_files(FILE *out, const struct envd_result *res, const char *prefix)
 
 		/* the files a file masks follow it: an empty file with none
 		 * below it masks nothing, it is only empty */
-		if (f->state == ENVD_FILE_MASKS && f->reason &&
-		    strcmp(f->reason, "empty file") == 0 &&
+		if (f->state == ENVD_FILE_MASKS && f->empty &&
 		    !(next && next->state == ENVD_FILE_MASKED &&
 		      strcmp(next->masked_by, f->path) == 0))
 			state = "empty";

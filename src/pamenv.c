@@ -42,42 +42,11 @@
 
 #define IMPORT_MAX (1024u * 1024u) /* bytes read from the file */
 
-/* ---- growing strings: errors are sticky and checked once at the end ---- */
-
-void str_add(struct str *s, const char *p, size_t n)
-{
-	size_t cap;
-	char *np;
-
-	if (s->oom)
-		return;
-	if (!s->p || s->len + n + 1 > s->cap) {
-		cap = s->cap ? s->cap : 256;
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		np = realloc(s->p, cap);
-		if (!np) {
-			s->oom = true;
-			return;
-		}
-		s->p = np;
-		s->cap = cap;
-	}
-	memcpy(s->p + s->len, p, n);
-	s->len += n;
-	s->p[s->len] = '\0';
-}
-
-void str_adds(struct str *s, const char *z)
-{
-	str_add(s, z, strlen(z));
-}
-
 /* ---- reading the file ---- */
 
 /* A user runs this on their own file: no ownership checks, but no FIFO or
  * device either (O_NONBLOCK keeps the open from hanging on one). */
-static int read_all(int fd, struct str *buf)
+static int read_all(int fd, struct envd_buf *buf)
 {
 	char chunk[8192];
 	ssize_t n;
@@ -89,14 +58,15 @@ static int read_all(int fd, struct str *buf)
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			return buf->oom ? -ENOMEM : 0;
+			return 0;
 		if (buf->len + (size_t)n > IMPORT_MAX)
 			return -EFBIG;
-		str_add(buf, chunk, (size_t)n);
+		if (envd_buf_append(buf, chunk, (size_t)n) < 0)
+			return -ENOMEM;
 	}
 }
 
-int read_file(const char *path, uid_t reader, struct str *buf, const char **reason)
+int read_file(const char *path, uid_t reader, struct envd_buf *buf, const char **reason)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -107,11 +77,9 @@ int read_file(const char *path, uid_t reader, struct str *buf, const char **reas
 		return read_all(STDIN_FILENO, buf);
 	r = envd_read_path(path, reader, IMPORT_MAX, &data, &len, reason);
 	if (r == 0 && data != NULL) {
-		str_add(buf, data, len);
+		r = envd_buf_append(buf, data, len) < 0 ? -ENOMEM : 0;
 		explicit_bzero(data, len);
 		free(data);
-		if (buf->oom)
-			r = -ENOMEM;
 	}
 	return r;
 }
@@ -323,7 +291,7 @@ enum part_kind next_part(const char **cur, const char *end, struct part *pt)
 
 	while (c < end && *c == '\\') {
 		if (c + 1 < end && (c[1] == '$' || c[1] == '@')) {
-			*pt = (struct part){P_LIT, c + 1, 1};
+			*pt = (struct part){.kind = P_LIT, .p = c + 1, .n = 1};
 			*cur = c + 2;
 			return pt->kind;
 		}
@@ -337,7 +305,8 @@ enum part_kind next_part(const char **cur, const char *end, struct part *pt)
 		close = memchr(c + 2, '}', (size_t)(end - c - 2));
 		if (!close)
 			return pt->kind = P_ABORT;
-		*pt = (struct part){*c == '$' ? P_ENV : P_ITEM, c + 2, (size_t)(close - c - 2)};
+		*pt = (struct part){
+		    .kind = *c == '$' ? P_ENV : P_ITEM, .p = c + 2, .n = (size_t)(close - c - 2)};
 		*cur = close + 1;
 		return pt->kind;
 	}

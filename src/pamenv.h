@@ -7,13 +7,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define PAM_LINE_BUF 8192u /* pam_env's line buffer, NUL included */
+#include "envd.h"
 
-struct str {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
+#define PAM_LINE_BUF 8192u /* pam_env's line buffer, NUL included */
 
 struct reader {
 	const char *p, *end;
@@ -55,14 +51,11 @@ struct part {
 	size_t n;
 };
 
-/* Appends n bytes of p (s->oom on failure, checked once at the end). */
-void str_add(struct str *s, const char *p, size_t n);
-void str_adds(struct str *s, const char *z);
 /* The file at path ("-": standard input) into buf, at most 1 MiB, read as
  * envd_read_path reads it: a regular file of reader's or root's, its links
  * walked.  Returns 0 or a negative errno, with *reason when the library
  * gave one. */
-int read_file(const char *path, uid_t reader, struct str *buf, const char **reason);
+int read_file(const char *path, uid_t reader, struct envd_buf *buf, const char **reason);
 /* Original text in a comment line; control bytes become '?'. */
 void put_comment_text(FILE *out, const char *s, size_t n);
 bool is_pam_blank(char c);

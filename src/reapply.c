@@ -35,57 +35,6 @@
 #define MARK_OPEN  "\xee\x80\x80"
 #define MARK_CLOSE "\xee\x80\x81"
 
-struct text {
-	char *s;
-	size_t len, cap;
-};
-
-static int text_add(struct text *t, const char *s, size_t n)
-{
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 64;
-		char *p;
-
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		p = realloc(t->s, cap);
-		if (!p)
-			return -ENOMEM;
-		t->s = p;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, s, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-	return 0;
-}
-
-static bool shell_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (i = 0; i < n; i++)
-		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9')))
-			return false;
-	return true;
-}
-
-static const char *env_value(char *const *env, const char *name)
-{
-	size_t n;
-
-	if (!name)
-		return NULL;
-	n = strlen(name);
-	for (; env && *env; env++)
-		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
-}
-
 static bool in_env(char *const *env, const char *s)
 {
 	for (; env && *env; env++)
@@ -108,7 +57,8 @@ static int add_names(struct reapply *ra, const char *list)
 		end = strchr(p, ',');
 		if (!end)
 			end = p + strlen(p);
-		if (!shell_name(p, (size_t)(end - p)))
+		/* a shell identifier is an environment.d name: the same rule */
+		if (!envd_name_valid(p, (size_t)(end - p)))
 			return -EINVAL;
 		for (i = 0; i < ra->n; i++)
 			if (ra->names[i] && strlen(ra->names[i]) == (size_t)(end - p) &&
@@ -148,7 +98,7 @@ int reapply_init(struct reapply *ra, const char *list, char *const *env)
 	for (i = 0; i < ra->n; i++) {
 		char buf[64];
 
-		ra->current[i] = env_value(env, ra->names[i]);
+		ra->current[i] = envd_env_get((const char *const *)env, ra->names[i]);
 		if (!ra->current[i] || !*ra->current[i])
 			continue;
 		do
@@ -199,7 +149,7 @@ void reapply_free(struct reapply *ra)
  * by their current values, as fixed text and the offsets in it where the
  * own mark stood (at most ENVD_MAX_ENTRY_BYTES of them). */
 struct tmpl {
-	struct text fixed;
+	struct envd_buf fixed;
 	size_t *at;
 	size_t k;
 };
@@ -211,7 +161,7 @@ static int make_template(const struct reapply *ra, size_t self, const char *v, s
 	int r;
 
 	t->at = calloc(len / (sizeof(MARK_OPEN MARK_CLOSE) - 1) + 1, sizeof(*t->at));
-	if (!t->at || text_add(&t->fixed, "", 0) < 0)
+	if (!t->at || envd_buf_append(&t->fixed, "", 0) < 0)
 		return -ENOMEM;
 	while (pos < len) {
 		const char *m = memmem(v + pos, len - pos, MARK_OPEN, sizeof(MARK_OPEN) - 1);
@@ -229,12 +179,12 @@ static int make_template(const struct reapply *ra, size_t self, const char *v, s
 			pos += sizeof(MARK_OPEN) - 1;
 			continue;
 		}
-		r = text_add(&t->fixed, v + start, pos - start);
+		r = envd_buf_append(&t->fixed, v + start, pos - start);
 		if (r == 0 && i != self) {
 			/* a marked name always has a current value */
 			const char *cur = ra->current[i] ? ra->current[i] : "";
 
-			r = text_add(&t->fixed, cur, strlen(cur));
+			r = envd_buf_append(&t->fixed, cur, strlen(cur));
 		}
 		if (r < 0)
 			return r;
@@ -243,23 +193,23 @@ static int make_template(const struct reapply *ra, size_t self, const char *v, s
 		pos += strlen(ra->marks[i]);
 		start = pos;
 	}
-	return text_add(&t->fixed, v + start, len - start);
+	return envd_buf_append(&t->fixed, v + start, len - start);
 }
 
 /* The template with x in the place of each mark. */
-static int fill(const struct tmpl *t, const char *x, size_t xlen, struct text *out)
+static int fill(const struct tmpl *t, const char *x, size_t xlen, struct envd_buf *out)
 {
 	size_t i, from = 0;
 
-	if (text_add(out, "", 0) < 0)
+	if (envd_buf_append(out, "", 0) < 0)
 		return -ENOMEM;
 	for (i = 0; i < t->k; i++) {
-		if (text_add(out, t->fixed.s + from, t->at[i] - from) < 0 ||
-		    text_add(out, x, xlen) < 0)
+		if (envd_buf_append(out, t->fixed.data + from, t->at[i] - from) < 0 ||
+		    envd_buf_append(out, x, xlen) < 0)
 			return -ENOMEM;
 		from = t->at[i];
 	}
-	return text_add(out, t->fixed.s + from, t->fixed.len - from);
+	return envd_buf_append(out, t->fixed.data + from, t->fixed.len - from);
 }
 
 /* Whether cur is what the template makes of some value: one X in each
@@ -267,12 +217,13 @@ static int fill(const struct tmpl *t, const char *x, size_t xlen, struct text *o
 static int already_applied(const struct tmpl *t, const char *cur, bool *applied)
 {
 	size_t clen = strlen(cur), xlen;
-	struct text again = {0};
+	struct envd_buf again;
 	int r;
 
 	*applied = false;
+	envd_buf_init(&again, 0);
 	if (t->k == 0) {
-		*applied = clen == t->fixed.len && memcmp(cur, t->fixed.s, clen) == 0;
+		*applied = clen == t->fixed.len && memcmp(cur, t->fixed.data, clen) == 0;
 		return 0;
 	}
 	if (clen < t->fixed.len || (clen - t->fixed.len) % t->k)
@@ -280,8 +231,8 @@ static int already_applied(const struct tmpl *t, const char *cur, bool *applied)
 	xlen = (clen - t->fixed.len) / t->k;
 	r = fill(t, cur + t->at[0], xlen, &again);
 	if (r == 0)
-		*applied = again.len == clen && memcmp(again.s, cur, clen) == 0;
-	free(again.s);
+		*applied = again.len == clen && memcmp(again.data, cur, clen) == 0;
+	envd_buf_free(&again);
 	return r;
 }
 
@@ -295,9 +246,11 @@ int reapply_print(FILE *out, const struct reapply *ra, const struct envd_result 
 	for (i = 0; i < n && r == 0; i++) {
 		const struct envd_var *v = envd_result_var(res, i);
 		struct tmpl t = {0};
-		struct text val = {0};
+		struct envd_buf val;
 		bool applied = false;
 
+		envd_buf_init(&t.fixed, 0);
+		envd_buf_init(&val, 0);
 		for (self = 0; self < ra->n; self++)
 			if (strcmp(ra->names[self], v->name) == 0)
 				break;
@@ -311,10 +264,10 @@ int reapply_print(FILE *out, const struct reapply *ra, const struct envd_result 
 
 			r = fill(&t, cur, strlen(cur), &val);
 			if (r == 0)
-				print_var(out, f, printed++ == 0, v->name, val.s, val.len);
+				print_var(out, f, printed++ == 0, v->name, val.data, val.len);
 		}
-		free(val.s);
-		free(t.fixed.s);
+		envd_buf_free(&val);
+		envd_buf_free(&t.fixed);
 		free(t.at);
 	}
 	print_end(out, f, printed);

@@ -160,13 +160,15 @@ for opt in --help -h; do
 	ok "envd $opt starts with the usage line" grep -q '^Usage: envd \[OPTION\]\.\.\. COMMAND \[USER\]' "$T/out"
 	missing=
 	for word in show check files --format --explain --root= --user-dir= --no-user --inherit \
-		--no-overwrite --no-expand --default-path= --quiet --verbose --version \
+		--no-overwrite --no-expand --default-path= --system-dirs= --max-env= --quiet \
+		--verbose --version \
 		'Exit status'; do
 		grep -qF -- "$word" "$T/out" || missing="$missing $word"
 	done
 	if [ -z "$missing" ]; then pass "envd $opt documents every command and option"; else
 		fail "envd $opt documents every command and option" "missing:$missing"
 	fi
+	ok "envd $opt fits 80 columns" test -z "$(awk 'length > 79' "$T/out")"
 done
 
 # ---- usage errors: exit 2, a message on stderr, nothing on stdout --------------
@@ -192,6 +194,28 @@ usage_case "unknown option" --bogus show
 usage_case "unknown short option" -Z show
 usage_case "relative --user-dir" --user-dir=rel/dir show
 usage_case "relative --root" --root=rel show
+usage_case "relative --system-dirs" --system-dirs=rel show
+usage_case "--max-env not a size" --max-env=lots show
+usage_case "--max-env above the cap" --max-env=2M show
+usage_case "--user-dir bad template" --user-dir=/x/%x show
+usage_case "--default-path empty" --default-path= show
+usage_case "audit with --max-env" --max-env=1K audit
+e --root="$R0" --no-user --max-env=lots show
+expect_err_has "malformed value: message" "envd: --max-env: not a positive size"
+
+# ---- the module's options envd shares: --system-dirs, --max-env, --user-dir=%u --
+SD=$T/sysdirs
+mkroot "$SD"
+mkdir -p "$SD/alt" "$T/ud/$me"
+printf 'ETC=1\n' >"$SD/etc/environment.d/a.conf"
+printf 'ALT=1\nALT2=2\n' >"$SD/alt/a.conf"
+printf 'MINE=1\n' >"$T/ud/$me/a.conf"
+e --root="$SD" --no-user --system-dirs=/alt show
+expect_out "--system-dirs replaces the four, under --root" $'ALT=1\nALT2=2\n'
+e --root="$SD" --no-user --system-dirs=/alt --max-env=6 show
+expect_out "--max-env caps the result" $'ALT=1\n'
+e --root="$SD" --user-dir="$T/ud/%u" --system-dirs=/nowhere show
+expect_out "--user-dir takes the module's template" $'MINE=1\n'
 usage_case "--explain with --format=shell" --explain --format=shell show
 usage_case "--format=shell with --explain" -f shell -e show
 usage_case "--explain with --format=nul" -e -f nul show

@@ -587,7 +587,7 @@ static void t_options(void **state)
 	env = open_ok("frobnicate user_dir= max_env=lots max_env=0", NULL);
 	assert_env(env, "U", "1");
 	assert_true(pamtest_logged("unknown option: frobnicate"));
-	assert_true(pamtest_logged("user_dir= has no value"));
+	assert_true(pamtest_logged("user_dir=: no value; ignored"));
 	assert_true(pamtest_logged("max_env="));
 	env_free(env);
 
@@ -1131,6 +1131,65 @@ static void t_agrees_with_envd(void **state)
 	agree_once("user_allow=LD_PRELOAD", "--user-allow=LD_PRELOAD", NULL);
 	agree_once("user_deny=EDITOR", "--user-deny=EDITOR", NULL);
 	agree_once("user_only=EDITOR:PATH", "--user-only=EDITOR:PATH", NULL);
+	agree_once("max_env=40", "--max-env=40", NULL);
+	if (is_root) {
+		char opt[PATH_MAX + 64];
+
+		/* envd's --root prefixes --system-dirs as it does the four */
+		FMT(opt, sizeof(opt), "system_dirs=%s/" SYS_LIB, top);
+		agree_once(opt, "--system-dirs=/usr/lib/environment.d", NULL);
+	}
+}
+
+/* A malformed value: the module logs "name=: PROBLEM; ...", envd says
+ * "envd: --name: PROBLEM" and exits 2, with the same PROBLEM. */
+static void same_problem(const char *mod_opt, const char *envd_opt)
+{
+	const char *envd = getenv("ENVD");
+	char cmd[PATH_MAX * 2], want[512], name[64];
+	char *err, *colon;
+	size_t len, n;
+	FILE *p;
+	char **env;
+
+	FMT(cmd, sizeof(cmd), "'%s' show '%s' --root '%s/sys' '%s' 2>&1 >/dev/null", envd, user,
+	    top, envd_opt);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = read_all(p, &err);
+	assert_int_equal(WEXITSTATUS(pclose(p)), 2);
+	err[len < 1 ? 0 : len - 1] = '\0';
+	/* "envd: --max-env: not a positive size\nTry ..." */
+	assert_true(strncmp(err, "envd: --", 8) == 0);
+	colon = strchr(err + 8, ':');
+	assert_non_null(colon);
+	*strchr(colon, '\n') = '\0';
+	n = strcspn(mod_opt, "=");
+	FMT(name, sizeof(name), "%.*s", (int)n, mod_opt);
+	FMT(want, sizeof(want), "%s=%s;", name, colon);
+	log_reset();
+	env = open_ok(mod_opt, NULL);
+	if (!pamtest_logged(want))
+		fail_msg("module did not log \"%s\":\n%s", want, pamtest_log());
+	free(err);
+	env_free(env);
+}
+
+static void t_options_same_problems(void **state)
+{
+	const char *envd = getenv("ENVD");
+
+	if (envd == NULL || access(envd, X_OK) != 0)
+		skip();
+	same_problem("max_env=lots", "--max-env=lots");
+	same_problem("max_env=0", "--max-env=0");
+	same_problem("max_env=64M", "--max-env=64M");
+	same_problem("user_only=,", "--user-only=,");
+	same_problem("user_allow=[", "--user-allow=[");
+	same_problem("user_dir=%x/env", "--user-dir=%x/env");
+	same_problem("user_dir=relative", "--user-dir=relative");
+	same_problem("system_dirs=relative", "--system-dirs=relative");
+	same_problem("default_path=", "--default-path=");
 }
 
 int main(void)
@@ -1160,6 +1219,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(t_many_files, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_log_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_agrees_with_envd, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_options_same_problems, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_cleanup_pair, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_cleanup_missing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_cleanup_alone_and_setcred, setup, teardown),

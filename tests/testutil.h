@@ -28,6 +28,7 @@
 
 #include "envd.h"
 #include "internal.h"
+#include "wrappers.h"
 #include "testfs.h"
 
 /* ---- table-driven tests -------------------------------------------------- */

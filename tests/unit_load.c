@@ -313,8 +313,10 @@ static void test_mask_empty_file(void **state)
 	tu_assert_var(&t, "C", "etc");
 	assert_int_equal(tu_file(&t, "/etc/environment.d/a.conf")->state, ENVD_FILE_MASKED);
 	assert_int_equal(tu_file(&t, "/usr/lib/environment.d/b.conf")->state, ENVD_FILE_MASKED);
-	/* envd.h: an empty file "holds a name only to mask" */
+	/* envd.h: an empty file "holds a name only to mask", and says so */
 	assert_int_equal(tu_file(&t, "/.config/environment.d/a.conf")->state, ENVD_FILE_MASKS);
+	assert_true(tu_file(&t, "/.config/environment.d/a.conf")->empty);
+	assert_false(tu_file(&t, "/etc/environment.d/a.conf")->empty);
 	tu_tree_free(&t);
 }
 
@@ -337,6 +339,7 @@ static void test_mask_dev_null(void **state)
 	f = tu_file(&t, "/.config/environment.d/a.conf");
 	assert_int_equal(f->state, ENVD_FILE_MASKS);
 	assert_non_null(f->reason);
+	assert_false(f->empty); /* masks, but not empty */
 	assert_int_equal(tu_file(&t, "/etc/environment.d/b.conf")->state, ENVD_FILE_MASKS);
 	assert_int_equal(tu_file(&t, "/usr/lib/environment.d/b.conf")->state, ENVD_FILE_MASKED);
 	tu_assert_diag(&t.diags, ENVD_C_FILE_MASKED, "/etc/environment.d/b.conf", 0);

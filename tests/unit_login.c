@@ -6,6 +6,22 @@
 
 #include "testutil.h"
 
+/* ---- envd_env_get: the one lookup of lib/ and envd --reapply ---- */
+
+static void test_env_get(void **state)
+{
+	static const char *const env[] = {"HOMEX=/x", "HOME=/h", "HOME=/second",
+	                                  "E=",       "NOEQ",    NULL};
+
+	(void)state;
+	assert_string_equal(envd_env_get(env, "HOME"), "/h"); /* the first one */
+	assert_string_equal(envd_env_get(env, "E"), "");
+	assert_null(envd_env_get(env, "NOEQ"));
+	assert_null(envd_env_get(env, "HOM"));
+	assert_null(envd_env_get(env, "X"));
+	assert_null(envd_env_get(NULL, "HOME"));
+}
+
 /* ---- envd_login_base ---- */
 
 static void assert_strv(const char **got, const char *const *want)
@@ -197,8 +213,11 @@ static void test_user_dir_default(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-	    tu_test(test_login_base),        tu_test(test_login_base_in_load),
-	    tu_test(test_user_dir_template), tu_test(test_user_dir_template_too_long),
+	    tu_test(test_env_get),
+	    tu_test(test_login_base),
+	    tu_test(test_login_base_in_load),
+	    tu_test(test_user_dir_template),
+	    tu_test(test_user_dir_template_too_long),
 	    tu_test(test_user_dir_default),
 	};
 

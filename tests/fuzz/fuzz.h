@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "wrappers.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Optional one-time set-up; the replay driver calls it when it is defined. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));

@@ -1,0 +1,312 @@
+/* options.c - the options of a login, one table for pam_envd.so and envd.
+ *
+ * Each row is one option: its module spelling (envd's is derived, see
+ * envd.h), the kind of value, the front ends that take it, one line of
+ * help, and the function that sets struct envd_settings.  Both front ends
+ * go through envd_option_set, so an option has one default, one rule and
+ * one message for a malformed value.  A malformed value of an option that
+ * narrows what user files may do (user_dir=, user_allow=, user_deny=,
+ * user_only=) switches the user side off, so that a typo never widens what
+ * a user can set; the module goes on, envd stops with a usage error.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The engine's directories, the user directory included, less that one. */
+#define MAX_SYSTEM_DIRS (ENVD_MAX_DIRS - 1u)
+
+static int bad(const struct envd_option *opt, struct envd_settings *s, const char *problem,
+               envd_option_report_fn report, void *data)
+{
+	if (opt->user_side)
+		s->user_side_off = true;
+	if (report)
+		report(opt, problem, opt->user_side, data);
+	return -EINVAL;
+}
+
+/* A flag: the row's bool field becomes true. */
+static int set_flag(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data)
+{
+	*(bool *)((char *)s + opt->field) = true;
+	return 0;
+}
+
+/* A path taken as it is: the row's const char * field. */
+static int set_path(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data)
+{
+	*(const char **)((char *)s + opt->field) = value;
+	return 0;
+}
+
+/* The template is expanded for a made-up user, so that a bad one is
+ * reported where it is given; the login's expansion checks it again. */
+static int set_user_dir(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                        envd_option_report_fn report, void *data)
+{
+	char *dir = NULL;
+	int r = envd_user_dir(value, NULL, "user", "/home", &dir);
+
+	free(dir);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return bad(opt, s, "bad template", report, data);
+	s->user_dir = value;
+	return 0;
+}
+
+/* DIR:DIR:...  Relative entries are dropped; what remains (even nothing)
+ * replaces the default list.  One block: the pointers, then a copy of the
+ * value with each ':' made a NUL. */
+static int set_system_dirs(const struct envd_option *opt, struct envd_settings *s,
+                           const char *value, envd_option_report_fn report, void *data)
+{
+	size_t n = 1, k = 0, len = strlen(value), size;
+	char **dirs, *p, *end;
+	char problem[64];
+	int r = 0;
+
+	for (const char *c = value; *c != '\0'; c++)
+		n += *c == ':';
+	size = (n + 1) * sizeof(*dirs);
+	dirs = malloc(size + len + 1);
+	if (dirs == NULL)
+		return -ENOMEM;
+	p = (char *)dirs + size;
+	memcpy(p, value, len + 1);
+	for (end = p + len; p < end; p++) {
+		char *dir = p;
+
+		while (p < end && *p != ':')
+			p++;
+		*p = '\0';
+		if (dir == p)
+			continue;
+		if (dir[0] != '/') {
+			r = bad(opt, s, "a relative directory", report, data);
+		} else if (k == MAX_SYSTEM_DIRS) {
+			snprintf(problem, sizeof(problem), "more than %u directories: the rest",
+			         MAX_SYSTEM_DIRS);
+			r = bad(opt, s, problem, report, data);
+			break;
+		} else
+			dirs[k++] = dir;
+	}
+	dirs[k] = NULL;
+	free(s->system_dirs);
+	s->system_dirs = dirs;
+	return r;
+}
+
+/* A pattern list: r is what the policy call returned. */
+static int patterns(const struct envd_option *opt, struct envd_settings *s, int r,
+                    envd_option_report_fn report, void *data)
+{
+	return r == -EINVAL ? bad(opt, s, "invalid pattern list", report, data) : r;
+}
+
+static int set_user_allow(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                          envd_option_report_fn report, void *data)
+{
+	return patterns(opt, s, envd_policy_allow(s->policy, value), report, data);
+}
+
+static int set_user_deny(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                         envd_option_report_fn report, void *data)
+{
+	return patterns(opt, s, envd_policy_deny(s->policy, value), report, data);
+}
+
+static int set_user_only(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                         envd_option_report_fn report, void *data)
+{
+	/* an empty list would allow everything: nothing is what it means */
+	if (strspn(value, ",: \t\n") == strlen(value))
+		return patterns(opt, s, -EINVAL, report, data);
+	return patterns(opt, s, envd_policy_only(s->policy, value), report, data);
+}
+
+/* BYTES, with an optional K or M suffix (binary units).  It can only lower
+ * the engine's cap, never raise it. */
+static int set_size(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data)
+{
+	unsigned long long n, unit = 1;
+	char *end, problem[64];
+
+	/* digits only: strtoull alone would take blanks, a sign or "0x" */
+	if (value[0] < '0' || value[0] > '9')
+		goto bad;
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (errno == ERANGE)
+		goto bad;
+	if (*end == 'k' || *end == 'K')
+		unit = 1024;
+	else if (*end == 'm' || *end == 'M')
+		unit = 1024 * 1024;
+	if (unit != 1)
+		end++;
+	if (*end != '\0' || n == 0 || n > SIZE_MAX / unit)
+		goto bad;
+	n *= unit;
+	if (n > ENVD_MAX_RESULT_BYTES) {
+		snprintf(problem, sizeof(problem), "cannot raise the limit above %u bytes",
+		         ENVD_MAX_RESULT_BYTES);
+		return bad(opt, s, problem, report, data);
+	}
+	s->max_env = (size_t)n;
+	return 0;
+bad:
+	return bad(opt, s, "not a positive size", report, data);
+}
+
+#define BOTH (ENVD_FRONT_MODULE | ENVD_FRONT_CLI)
+
+const struct envd_option envd_options[] = {
+    {.name = "nouser",
+     .cli = "no-user",
+     .kind = ENVD_OPT_FLAG,
+     .fronts = BOTH,
+     .help = "read the system directories only",
+     .field = offsetof(struct envd_settings, nouser),
+     .set = set_flag},
+    {.name = "nooverwrite",
+     .cli = "no-overwrite",
+     .kind = ENVD_OPT_FLAG,
+     .fronts = BOTH,
+     .help = "keep variables the login already has",
+     .field = offsetof(struct envd_settings, nooverwrite),
+     .set = set_flag},
+    {.name = "noexpand",
+     .cli = "no-expand",
+     .kind = ENVD_OPT_FLAG,
+     .fronts = BOTH,
+     .help = "take values literally",
+     .field = offsetof(struct envd_settings, noexpand),
+     .set = set_flag},
+    {.name = "user_dir",
+     .kind = ENVD_OPT_PATH,
+     .fronts = BOTH,
+     .user_side = true,
+     .arg = "DIR",
+     .help = "the user directory; a template: %h home, %u user, %% %",
+     .set = set_user_dir},
+    {.name = "system_dirs",
+     .kind = ENVD_OPT_DIRS,
+     .fronts = BOTH,
+     .arg = "DIRS",
+     .help = "system directories instead of the four, ':'-separated",
+     .set = set_system_dirs},
+    {.name = "default_path",
+     .kind = ENVD_OPT_PATH,
+     .fronts = BOTH,
+     .arg = "P",
+     .help = "PATH a login without one starts with",
+     .field = offsetof(struct envd_settings, default_path),
+     .set = set_path},
+    {.name = "user_allow",
+     .kind = ENVD_OPT_PATTERNS,
+     .fronts = BOTH,
+     .user_side = true,
+     .arg = "PAT",
+     .help = "lift default refusals for names matching PAT",
+     .set = set_user_allow},
+    {.name = "user_deny",
+     .kind = ENVD_OPT_PATTERNS,
+     .fronts = BOTH,
+     .user_side = true,
+     .arg = "PAT",
+     .help = "refuse names matching PAT in user files too",
+     .set = set_user_deny},
+    {.name = "user_only",
+     .kind = ENVD_OPT_PATTERNS,
+     .fronts = BOTH,
+     .user_side = true,
+     .arg = "PAT",
+     .help = "take only names matching PAT from user files",
+     .set = set_user_only},
+    {.name = "max_env",
+     .kind = ENVD_OPT_SIZE,
+     .fronts = BOTH,
+     .arg = "SIZE",
+     .help = "cap the result at SIZE bytes (K, M suffixes; at most 1M)",
+     .set = set_size},
+    {.name = NULL},
+};
+
+int envd_settings_init(struct envd_settings *s)
+{
+	*s = (struct envd_settings){.default_path = ENVD_DEFAULT_PATH};
+	s->policy = envd_policy_new(true);
+	return s->policy ? 0 : -ENOMEM;
+}
+
+void envd_settings_free(struct envd_settings *s)
+{
+	free(s->system_dirs);
+	s->system_dirs = NULL;
+	envd_policy_free(s->policy);
+	s->policy = NULL;
+}
+
+int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data)
+{
+	if (opt->kind != ENVD_OPT_FLAG && (value == NULL || value[0] == '\0')) {
+		if (report)
+			report(opt, "no value", false, data);
+		return -EINVAL;
+	}
+	return opt->set(opt, s, opt->kind == ENVD_OPT_FLAG ? NULL : value, report, data);
+}
+
+int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
+                      void *data)
+{
+	for (const struct envd_option *o = envd_options; o->name != NULL; o++) {
+		size_t len = strlen(o->name);
+
+		if (!(o->fronts & ENVD_FRONT_MODULE) || strncmp(arg, o->name, len) != 0)
+			continue;
+		if (o->kind == ENVD_OPT_FLAG && arg[len] == '\0')
+			return envd_option_set(o, s, NULL, report, data);
+		if (o->kind != ENVD_OPT_FLAG && arg[len] == '=')
+			return envd_option_set(o, s, arg + len + 1, report, data);
+	}
+	return -ENOENT;
+}
+
+const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_t size)
+{
+	size_t i;
+
+	if (size == 0)
+		return buf;
+	snprintf(buf, size, "%s", opt->cli ? opt->cli : opt->name);
+	for (i = 0; buf[i] != '\0'; i++)
+		if (buf[i] == '_')
+			buf[i] = '-';
+	return buf;
+}
+
+void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg)
+{
+	cfg->system_dirs = (const char *const *)s->system_dirs;
+	cfg->flags |= (s->nooverwrite ? ENVD_NO_OVERWRITE : 0) | (s->noexpand ? ENVD_NO_EXPAND : 0);
+	cfg->policy = s->policy;
+	if (s->max_env > 0 && s->max_env < cfg->limits.result_bytes)
+		cfg->limits.result_bytes = s->max_env;
+}

@@ -1,0 +1,143 @@
+/*
+ * unit_options.c - lib/options.c: the one table of options for the module
+ * and envd.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "testutil.h"
+
+struct seen {
+	int n;
+	char problem[128];
+	bool user_side_off;
+};
+
+static void on_report(const struct envd_option *o, const char *problem, bool user_side_off,
+                      void *data)
+{
+	struct seen *s = data;
+
+	s->n++;
+	snprintf(s->problem, sizeof(s->problem), "%s", problem);
+	s->user_side_off = user_side_off;
+}
+
+static const struct envd_option *row(const char *name)
+{
+	for (const struct envd_option *o = envd_options; o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+/* every row complete; envd's names derived without '_' and distinct */
+static void test_table(void **state)
+{
+	char a[64], b[64];
+
+	(void)state;
+	for (const struct envd_option *o = envd_options; o->name; o++) {
+		assert_non_null(o->help);
+		assert_non_null(o->set);
+		assert_true(o->fronts != 0);
+		assert_true((o->kind == ENVD_OPT_FLAG) == (o->arg == NULL));
+		assert_null(strchr(o->name, '='));
+		assert_null(strchr(envd_option_cli_name(o, a, sizeof(a)), '_'));
+		for (const struct envd_option *p = o + 1; p->name; p++)
+			assert_string_not_equal(a, envd_option_cli_name(p, b, sizeof(b)));
+	}
+	assert_string_equal(envd_option_cli_name(row("user_dir"), a, sizeof(a)), "user-dir");
+	assert_string_equal(envd_option_cli_name(row("system_dirs"), a, sizeof(a)), "system-dirs");
+	assert_string_equal(envd_option_cli_name(row("nooverwrite"), a, sizeof(a)), "no-overwrite");
+}
+
+/* the module's spelling and envd's go through the same setter */
+static void test_spellings_agree(void **state)
+{
+	static const struct {
+		const char *name, *value;
+	} cases[] = {
+	    {"max_env", "lots"},    {"max_env", "0"},       {"max_env", "64M"},
+	    {"max_env", " 1"},      {"user_only", ", :"},   {"user_dir", "%x"},
+	    {"user_dir", "rel/%u"}, {"system_dirs", "rel"}, {"user_allow", ""},
+	};
+	char arg[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct envd_settings m, c;
+		struct seen sm = {0}, sc = {0};
+
+		assert_int_equal(envd_settings_init(&m), 0);
+		assert_int_equal(envd_settings_init(&c), 0);
+		snprintf(arg, sizeof(arg), "%s=%s", cases[i].name, cases[i].value);
+		assert_int_equal(envd_settings_arg(&m, arg, on_report, &sm), -EINVAL);
+		assert_int_equal(
+		    envd_option_set(row(cases[i].name), &c, cases[i].value, on_report, &sc),
+		    -EINVAL);
+		assert_int_equal(sm.n, 1);
+		assert_int_equal(sc.n, 1);
+		assert_string_equal(sm.problem, sc.problem);
+		assert_int_equal(m.user_side_off, c.user_side_off);
+		assert_int_equal(sm.user_side_off, m.user_side_off);
+		envd_settings_free(&m);
+		envd_settings_free(&c);
+	}
+}
+
+static void test_values(void **state)
+{
+	struct envd_settings s;
+	struct envd_config cfg;
+	struct seen seen = {0};
+
+	(void)state;
+	assert_int_equal(envd_settings_init(&s), 0);
+	assert_string_equal(s.default_path, ENVD_DEFAULT_PATH);
+	assert_null(s.system_dirs);
+	assert_int_equal(envd_settings_arg(&s, "frob", on_report, &seen), -ENOENT);
+	assert_int_equal(envd_settings_arg(&s, "nouser=1", on_report, &seen), -ENOENT);
+	assert_int_equal(envd_settings_arg(&s, "user_dir", on_report, &seen), -ENOENT);
+	assert_int_equal(seen.n, 0);
+	assert_int_equal(envd_settings_arg(&s, "nouser", on_report, &seen), 0);
+	assert_int_equal(envd_settings_arg(&s, "nooverwrite", on_report, &seen), 0);
+	assert_int_equal(envd_settings_arg(&s, "max_env=2K", on_report, &seen), 0);
+	assert_int_equal(envd_settings_arg(&s, "system_dirs=/a::/b:", on_report, &seen), 0);
+	assert_int_equal(envd_settings_arg(&s, "user_dir=%h/env", on_report, &seen), 0);
+	assert_true(s.nouser);
+	assert_true(s.nooverwrite);
+	assert_false(s.noexpand);
+	assert_int_equal(s.max_env, 2048);
+	assert_string_equal(s.system_dirs[0], "/a");
+	assert_string_equal(s.system_dirs[1], "/b");
+	assert_null(s.system_dirs[2]);
+	assert_string_equal(s.user_dir, "%h/env");
+	assert_false(s.user_side_off);
+	/* an empty value is ignored, a malformed user-side one fails closed */
+	assert_int_equal(envd_settings_arg(&s, "user_only=", on_report, &seen), -EINVAL);
+	assert_false(s.user_side_off);
+	assert_string_equal(seen.problem, "no value");
+	assert_int_equal(envd_settings_arg(&s, "user_only=,", on_report, &seen), -EINVAL);
+	assert_true(s.user_side_off);
+	envd_config_init(&cfg);
+	envd_settings_config(&s, &cfg);
+	assert_int_equal(cfg.flags, ENVD_NO_OVERWRITE);
+	assert_int_equal(cfg.limits.result_bytes, 2048);
+	assert_ptr_equal(cfg.policy, s.policy);
+	assert_string_equal(cfg.system_dirs[1], "/b");
+	envd_settings_free(&s);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+	    tu_test(test_table),
+	    tu_test(test_spellings_agree),
+	    tu_test(test_values),
+	};
+
+	return cmocka_run_group_tests_name("unit_options", tests, NULL, NULL);
+}
