@@ -3,8 +3,8 @@
 #
 # 1. `make install DESTDIR=...` installs exactly the expected files, nothing
 #    more: envd in bindir, pam_envd.so (no libtool archive) in the securedir
-#    configure chose, the three manual pages, README.md, SECURITY.md and every file of
-#    examples/ in docdir.  The list is computed here from the directories
+#    configure chose, the three manual pages, README.md, SECURITY.md,
+#    COPYING, and every file of examples/ and LICENSES/ in docdir.  The list is computed here from the directories
 #    configure set, so a missing or an unexpected file fails.  Then
 #    `make uninstall DESTDIR=...` must leave no file and no directory of
 #    ours behind.
@@ -101,7 +101,8 @@ expected() {
 	echo "$(dir_of man8dir "$d")/pam_envd.8"
 	echo "$doc/README.md"
 	echo "$doc/SECURITY.md"
-	(cd "$top_srcdir" && find examples -type f) | sed "s|^|$doc/|"
+	echo "$doc/COPYING"
+	(cd "$top_srcdir" && find examples LICENSES -type f) | sed "s|^|$doc/|"
 }
 
 # --- 1. DESTDIR ----------------------------------------------------------------

@@ -24,7 +24,10 @@ mkdir -p "$out/SOURCES"
 out=$(cd "$out" && pwd)
 cp "$tarball" "$out/SOURCES/"
 spec=$top/packaging/rpm/pam_envd.spec
-if rpmbuild --nodeps --nocheck -bb --define "_topdir $out" "$spec" >"$out/build.log" 2>&1; then
+# _docdir_fmt: Fedora's rpm names the %doc and %license directories by
+# %{NAME} alone; Debian's rpm leaves it unset (NAME-VERSION)
+if rpmbuild --nodeps --nocheck -bb --define "_topdir $out" --define '_docdir_fmt %%{NAME}' \
+	"$spec" >"$out/build.log" 2>&1; then
 	pass "rpmbuild -bb from $(basename "$tarball")"
 else
 	fail "rpmbuild; end of $out/build.log:"
@@ -51,6 +54,11 @@ rpmfile=$(find "$out/RPMS" -name "pam_envd-$version-*.rpm" ! -name '*debug*' | h
 	echo "-rw-r--r-- /usr/share/man/man1/envd.1"
 	echo "-rw-r--r-- /usr/share/man/man5/pam_envd-environment.d.5"
 	echo "-rw-r--r-- /usr/share/man/man8/pam_envd.8"
+	# %license: COPYING and the texts of LICENSES/, in the license directory
+	echo "drwxr-xr-x /usr/share/licenses/pam_envd"
+	echo "-rw-r--r-- /usr/share/licenses/pam_envd/COPYING"
+	echo "-rw-r--r-- /usr/share/licenses/pam_envd/BSD-3-Clause.txt"
+	echo "-rw-r--r-- /usr/share/licenses/pam_envd/GPL-2.0-or-later.txt"
 } | sort >"$out/expected"
 rpm -qlvp "$rpmfile" 2>/dev/null | awk '{ print $1, $9 }' | grep -v ' /usr/lib/\.build-id' |
 	sed 's/\.\(gz\|bz2\|xz\|zst\)$//' | sort >"$out/listed"
