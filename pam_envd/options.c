@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* options.c - the module arguments of pam_envd.so.
  *
  * Table-driven: one row per option.  An unknown, empty or malformed option is

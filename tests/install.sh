@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # install.sh - make install and make uninstall, from the build tree under test.
 #
 # 1. `make install DESTDIR=...` installs exactly the expected files, nothing

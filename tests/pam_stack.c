@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_stack - the module inside a real libpam stack, without root.
  *
  * Each test writes a service file into a fresh directory of the build tree,

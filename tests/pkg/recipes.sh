@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/pkg/recipes.sh TARBALL OUT - the Arch PKGBUILD and the Alpine
 # APKBUILD run the way makepkg and abuild run them, without those tools:
 # each recipe is sourced in a clean shell (env -i bash), with srcdir, pkgdir

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/pkg/rpm.sh TARBALL OUT - packaging/rpm/pam_envd.spec built with
 # rpmbuild from the make dist tarball, its file list and modes checked, and
 # rpmlint on the spec and the package.  --nodeps: Debian has no RPM
