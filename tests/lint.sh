@@ -8,7 +8,9 @@
 #              pam_envd/, with the include paths and defines of config.h
 #   fanalyzer  gcc -fanalyzer -Werror over the whole build (lib/, src/, pam_envd/)
 #   scan-build clang's static analyzer over the whole build, --status-bugs
-# Default: all four.  The analyzers build in DIR/lint-fanalyzer and
+#   reuse      reuse lint: every file has its SPDX license and copyright
+#              (header, or .reuse/dep5), LICENSES/ has the texts used
+# Default: all five.  The analyzers build in DIR/lint-fanalyzer and
 # DIR/lint-scan (DIR: _build of the source tree), each check's output goes
 # to DIR/lint-CHECK.log, and a failing check prints its findings.  A check
 # whose tool is not installed fails (./dev deps installs them).
@@ -29,7 +31,7 @@ if [ "${1:-}" = -o ]; then
 	shift 2
 fi
 checks=("$@")
-[ ${#checks[@]} -gt 0 ] || checks=(format cppcheck fanalyzer scan-build)
+[ ${#checks[@]} -gt 0 ] || checks=(format cppcheck fanalyzer scan-build reuse)
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$out"
 
@@ -110,12 +112,18 @@ check_scan_build() {
 	scan-build --status-bugs -o "$out/lint-scan/report" make -C "$out/lint-scan" -s -j"$jobs"
 }
 
+check_reuse() {
+	need reuse reuse || return 1
+	# the files of git ls-files (reuse skips what .gitignore ignores)
+	reuse --root "$top" lint
+}
+
 rc=0
 for c in "${checks[@]}"; do
 	case $c in
-	format | cppcheck | fanalyzer | scan-build) ;;
+	format | cppcheck | fanalyzer | scan-build | reuse) ;;
 	*)
-		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build)" >&2
+		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build, reuse)" >&2
 		exit 2
 		;;
 	esac
@@ -127,7 +135,7 @@ for c in "${checks[@]}"; do
 		rc=1
 		echo "lint: $c: FAILED ($(($(date +%s) - t0))s; log: $log):" >&2
 		# the findings, without the build's chatter
-		grep -E -A4 'error|warning|not installed|bugs? found|scan-view' "$log" | head -n 150 >&2 ||
+		grep -E -A4 'error|warning|not installed|bugs? found|scan-view|^# (MISSING|BAD|UNUSED)' "$log" | head -n 150 >&2 ||
 			tail -n 60 "$log" >&2
 	fi
 done
