@@ -81,8 +81,10 @@ fi
 
 # ---- Alpine: abuild runs each function in $builddir, with $CBUILD and
 # $CHOST set (here: the compiler's triplet, a native build); pkgdir is
-# $startdir/pkg/$pkgname.  The -doc subpackage is split by abuild's
-# default_doc, which moves usr/share/doc, usr/share/man and
+# $startdir/pkg/$pkgname.  abuild itself is not packaged for Debian, so
+# this is the only check of the APKBUILD here (the PKGBUILD also goes
+# through the real makepkg: makepkg.sh).  The -doc subpackage is split by
+# abuild's default_doc, which moves usr/share/doc, usr/share/man and
 # usr/share/licenses; the test does that move itself.
 w=$out/alpine
 mkdir -p "$w/src"
