@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """benchlib.py - helpers of bench/run.py, as a module and as a command.
 
     benchlib.py time OUT.json RUNS WARMUP -- CMD...

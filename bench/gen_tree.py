@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """gen_tree.py - write a deterministic environment.d tree for the benchmarks.
 
     gen_tree.py [--size small|medium|large | --files N --assignments M]

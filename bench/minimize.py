@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """minimize.py - shrink a tree on which envd and the generator disagree.
 
     minimize.py ENVD TREE [WORKDIR]

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """pam_envconf.py - pam_env counterparts of environment.d trees, for bench/run.py.
 
     pam_envconf.py translate --dir DIR [--dir DIR]... --base BASE --home H

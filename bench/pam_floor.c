@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_floor.c - the calls pam_envd cannot do without, and nothing else.
  *
  * A PAM session module for bench/run.py: what any module with pam_envd's

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_open.c - a minimal PAM session driver for bench/run.py.
  *
  *   pam_open [-n N] [-w W] [-t] [-p] [-e NAME=VALUE]... SERVICE USER

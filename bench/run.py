@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """run.py - pam_envd benchmarks (./dev bench).
 
     bench/run.py BUILDDIR [envd|pam|all] [--json FILE]

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* caps.c - the calling thread's effective capabilities, off for a window.
  *
  * A root process whose fsuid is the user's is not yet the user: it keeps

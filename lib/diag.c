@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* diag.c - diagnostics go to the caller's callback, never anywhere else. */
 #include "config.h"
 

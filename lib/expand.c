@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* expand.c - systemd's variable expansion for environment.d values.
  *
  * The state machine reproduces systemd's replace_env with braceless and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fileio.c - opening directories and files that someone else may control.
  *
  * SECURITY.md has the threat model and the rules.  This file enforces the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* lint.c - the warnings of `envd check`: what a file probably does not
  * mean (ENVD_LINT only; a login never pays for them). */
 #include "config.h"

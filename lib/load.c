@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* load.c - the one loading path: directories -> files -> assignments.
  *
  * Order of work: (1) inside one enter_user/leave_user window, list the user

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* loader.h - the state of one envd_load, shared by load.c and lint.c
  * (internal). */
 #ifndef ENVD_LOADER_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* names.c - what a variable name and a value may hold.
  *
  * Names as systemd's env_name_is_valid: ASCII letters, digits and '_', not

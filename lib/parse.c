@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* parse.c - systemd's env-file syntax, byte for byte.
  *
  * The state machine follows the one systemd >= 254 uses for environment.d,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* policy.c - which names a user's file may set.
  *
  * The variables pam_envd sets reach every later module, every module's

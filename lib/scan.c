@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* scan.c - which files of which directories are in effect.
  *
  * systemd's rules: names ending in ".conf" only, hidden names skipped; one

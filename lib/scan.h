@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* scan.h - directory listing and masking (internal). */
 #ifndef ENVD_SCAN_H
 #define ENVD_SCAN_H

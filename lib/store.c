@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* store.c - variables in order of first definition, indexed by a keyed hash.
  *
  * Names come from files a user controls, so the hash is SipHash-1-3 with a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* log.c - engine diagnostics to syslog through pam_syslog.
  *
  * The engine never puts a value into a diagnostic; this file never adds one.

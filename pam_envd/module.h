@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* module.h - shared between the files of pam_envd.so; nothing here is exported
  * (pam_envd.map keeps every symbol but pam_sm_* local). */
 #ifndef PAM_ENVD_MODULE_H

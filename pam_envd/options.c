@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* options.c - the module arguments of pam_envd.so.
  *
  * The options shared with envd are lib/options.c's table; only debug and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * privilege.c - the module's backend of the privilege window (lib/window.c):
  * the ids are switched with pam_modutil_drop_priv and switched back with

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* import.c - `envd import-pam-environment`: the user file of pam_env
  * (~/.pam_environment, read with user_readenv=1) as an environment.d file.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* import.h - `envd import-pam-environment`: ~/.pam_environment as an
  * environment.d file. */
 #ifndef ENVD_IMPORT_H

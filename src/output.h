@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* output.h - the formats of `envd show`. */
 #ifndef ENVD_OUTPUT_H
 #define ENVD_OUTPUT_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pamenv.h - pam_env's user file as pam_env reads it (pamenv.c). */
 #ifndef ENVD_PAMENV_H
 #define ENVD_PAMENV_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* privs.c - envd's backend of the privilege window (lib/window.c).
  *
  * Only at work when envd runs as root for another user: then, like the

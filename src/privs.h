@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* privs.h - envd run as root reads a user's files with the user's rights,
  * through the privilege window the module uses (lib/window.c). */
 #ifndef ENVD_PRIVS_H

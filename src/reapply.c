@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* reapply.c - envd show --reapply=NAMES, for the profile.d snippet.
  *
  * A login shell's /etc/profile may set PATH again after the PAM session

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* reapply.h - envd show --reapply: selected variables of the files composed
  * again over the values a login shell's profile left in the environment. */
 #ifndef ENVD_REAPPLY_H

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/cli.sh - tests of the envd command itself: output formats (each
 # read back by the consumer it is meant for), --explain, `envd files`,
 # `envd check` diagnostics with exact file:line, exit codes, the options,

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # The differential conformance suite: envd against systemd's environment.d
 # generator, live in a private mount namespace when possible, else against
 # the generator's recorded results (tests/conformance/run.py explains).

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # demo.sh BUILD_DIR - the real pam_envd.so on examples/, through pamtester.
 #
 # As root: a temporary user gets examples/user as its home's files, the

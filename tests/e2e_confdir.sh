@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_confdir.sh - a real user's session through the libpam that
 # tests/pam_session is linked with (pam_start_confdir; no pamtester, no
 # /etc/pam.d), as root, so that the privilege window runs for real.  The

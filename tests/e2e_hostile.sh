@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_hostile.sh - SECURITY.md's hostile inputs against the real module in a
 # real service, one case at a time (root only).
 #

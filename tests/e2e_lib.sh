@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_lib.sh - sourced by the root end-to-end tests of pam_envd.so.
 #
 # What an admin would do, for real: users made with useradd, a service file

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_load.sh - 200 concurrent session opens for 50 real users (root only).
 #
 # Every open must succeed, and every session must get its own user's

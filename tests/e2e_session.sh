@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_session.sh - pam_envd.so in a real /etc/pam.d service, driven by
 # pamtester for a real user, with a pam_exec helper after it (root only).
 #

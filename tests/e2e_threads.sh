@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_threads.sh - sessions of real users opened from several threads of one
 # process at once, through the real module and libpam (root only).
 #

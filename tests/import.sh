@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # import.sh - envd import-pam-environment.
 #
 # 1. Every fixture (tests/pam_environment/*.pam_environment, and a few made here with

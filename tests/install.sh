@@ -1,10 +1,12 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # install.sh - make install and make uninstall, from the build tree under test.
 #
 # 1. `make install DESTDIR=...` installs exactly the expected files, nothing
 #    more: envd in bindir, pam_envd.so (no libtool archive) in the securedir
-#    configure chose, the three manual pages, README.md, SECURITY.md and every file of
-#    examples/ in docdir.  The list is computed here from the directories
+#    configure chose, the three manual pages, README.md, SECURITY.md,
+#    COPYING, and every file of examples/ and LICENSES/ in docdir.  The list is computed here from the directories
 #    configure set, so a missing or an unexpected file fails.  Then
 #    `make uninstall DESTDIR=...` must leave no file and no directory of
 #    ours behind.
@@ -14,7 +16,9 @@
 #    install, hand a real user's ~/.config/environment.d variables to a
 #    pam_exec recorder after it, and fail again after `make uninstall`; the
 #    target directories must be as they were before.  This part is skipped
-#    without root, when the module is not built (--disable-module), and when a
+#    without root, when the module is not built (--disable-module), when
+#    the tree's securedir is not the directory libpam loads modules from
+#    (a tree configured for another distribution's layout), and when a
 #    pam_envd.so, envd or any file of ours is already installed there (it
 #    never clobbers a real installation).  Runs of it are serialized with
 #    flock (the plain, sanitizer and distcheck trees may run at once).
@@ -99,7 +103,8 @@ expected() {
 	echo "$(dir_of man8dir "$d")/pam_envd.8"
 	echo "$doc/README.md"
 	echo "$doc/SECURITY.md"
-	(cd "$top_srcdir" && find examples -type f) | sed "s|^|$doc/|"
+	echo "$doc/COPYING"
+	(cd "$top_srcdir" && find examples LICENSES -type f) | sed "s|^|$doc/|"
 }
 
 # --- 1. DESTDIR ----------------------------------------------------------------
@@ -201,6 +206,26 @@ dirs "${SYS_VARS[@]}" >"$TMP/sys-dirs" || { bad "installation directories for pr
 expected "$TMP/sys-dirs" | sort >"$TMP/sys-files"
 sys_doc=$(dir_of docdir "$TMP/sys-dirs")
 sys_so=$(dir_of securedir "$TMP/sys-dirs")/pam_envd.so
+
+# Part 2 needs libpam to find the installed module by its bare name, that
+# is in libpam's own module directory.  Linux-PAM compiles that directory
+# in (--enable-securedir, by default LIBDIR/security of libpam's own build),
+# and every distribution installs its modules, pam_permit.so among them,
+# there: so it is the directory security/ next to the libpam that pamtester
+# loads, checked to hold pam_permit.so (a stack of part 2 names that bare
+# name too).  Compared after resolving symbolic links (/lib is /usr/lib
+# with a merged /usr).  A tree configured for another system's directory
+# (an RPM build's --with-securedir=/usr/lib64/security on Debian) cannot be
+# tested by a real install here.
+pam_lib=$(ldd "$(command -v pamtester)" 2>/dev/null | awk '$1 ~ /^libpam\.so/ { print $3; exit }')
+[ -n "$pam_lib" ] || part2_skip "ldd does not show the libpam of pamtester"
+pam_dir=$(dirname "$pam_lib")/security
+[ -f "$pam_dir/pam_permit.so" ] ||
+	part2_skip "libpam's module directory not found: no $pam_dir/pam_permit.so"
+sys_secure=$(dir_of securedir "$TMP/sys-dirs")
+if [ "$(readlink -f "$sys_secure")" != "$(readlink -f "$pam_dir")" ]; then
+	part2_skip "the module would go to $sys_secure, libpam loads modules from $pam_dir"
+fi
 # every directory below docdir that the install makes, then the files
 {
 	echo "$sys_doc/"

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/lint.sh [-o DIR] [CHECK...] - the static checks, each of which must
 # be clean:
 #   format     clang-format --dry-run -Werror over every C source of the tree
@@ -8,7 +10,9 @@
 #   scan-build clang's static analyzer over the whole build, --status-bugs
 #   hooks      .githooks/commit-msg refuses a subject over 72 characters and
 #              one glued to its body, and takes a good message
-# Default: all five.  The analyzers build in DIR/lint-fanalyzer and
+#   reuse      reuse lint: every file has its SPDX license and copyright
+#              (header, or .reuse/dep5), LICENSES/ has the texts used
+# Default: all six.  The analyzers build in DIR/lint-fanalyzer and
 # DIR/lint-scan (DIR: _build of the source tree), each check's output goes
 # to DIR/lint-CHECK.log, and a failing check prints its findings.  A check
 # whose tool is not installed fails (./dev deps installs them).
@@ -29,7 +33,7 @@ if [ "${1:-}" = -o ]; then
 	shift 2
 fi
 checks=("$@")
-[ ${#checks[@]} -gt 0 ] || checks=(format cppcheck fanalyzer scan-build hooks)
+[ ${#checks[@]} -gt 0 ] || checks=(format cppcheck fanalyzer scan-build hooks reuse)
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$out"
 
@@ -122,12 +126,18 @@ check_scan_build() {
 	scan-build --status-bugs -o "$out/lint-scan/report" make -C "$out/lint-scan" -s -j"$jobs"
 }
 
+check_reuse() {
+	need reuse reuse || return 1
+	# the files of git ls-files (reuse skips what .gitignore ignores)
+	reuse --root "$top" lint
+}
+
 rc=0
 for c in "${checks[@]}"; do
 	case $c in
-	format | cppcheck | fanalyzer | scan-build | hooks) ;;
+	format | cppcheck | fanalyzer | scan-build | hooks | reuse) ;;
 	*)
-		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build, hooks)" >&2
+		echo "lint: unknown check $c (format, cppcheck, fanalyzer, scan-build, hooks, reuse)" >&2
 		exit 2
 		;;
 	esac
@@ -139,7 +149,7 @@ for c in "${checks[@]}"; do
 		rc=1
 		echo "lint: $c: FAILED ($(($(date +%s) - t0))s; log: $log):" >&2
 		# the findings, without the build's chatter
-		grep -E -A4 'error|warning|not installed|bugs? found|scan-view' "$log" | head -n 150 >&2 ||
+		grep -E -A4 'error|warning|not installed|bugs? found|scan-view|^# (MISSING|BAD|UNUSED)' "$log" | head -n 150 >&2 ||
 			tail -n 60 "$log" >&2
 	fi
 done

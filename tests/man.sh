@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # The manual pages lint clean and render without warnings, and envd(1) documents every option that
 # `envd --help` offers (and no other), so the two cannot drift apart.
 set -u

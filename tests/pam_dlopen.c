@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_dlopen - the module exports the PAM entry points and nothing else.
  *
  * Loads pam_envd.so as libpam does (dlopen, RTLD_NOW), resolves the six

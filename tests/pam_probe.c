@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_probe.so - a test module that reports another module's return codes.
  *
  *   TYPE CONTROL /path/pam_probe.so /path/to/module.so [ARGS...]

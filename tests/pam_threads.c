@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_threads.c - sessions opened from several threads of one process at once.
  *
  *   pam_threads SERVICE THREADS ROUNDS USER=NAME=VALUE...

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pamtest.h - what the programs that drive real PAM stacks share
  * (tests/pam_stack.c, tests/fault/driver.c, tests/fuzz/fuzz_module.c):
  * the syslog capture, a conversation and the service files (the scratch

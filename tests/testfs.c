@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* testfs.c - scratch trees and files for the test programs (no cmocka, no
  * PAM: the unit tests, the PAM drivers and the fault driver share it). */
 #include "config.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* testfs.h - scratch trees and files for the test programs.  Functions
  * return 0 or a negative errno. */
 #ifndef TESTFS_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * unit_expand.c - envd_expand against the "Expansion" rules of
  * environment.d-semantics.md, including systemd's brace-counting quirk

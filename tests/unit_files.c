@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * unit_files.c - envd_load against hostile files (SECURITY.md): NUL bytes,
  * invalid UTF-8, sizes, FIFOs, sockets and devices, /proc, modes, owners,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * unit_limits.c - every resource limit of envd_load, and the diagnostics:
  * their cap, their classes, the severity level, and that none carries a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * unit_parse.c - envd_parse against every syntax rule of
  * environment.d-semantics.md ("The file syntax").  Each table row is one

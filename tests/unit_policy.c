@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * unit_policy.c - the name policy for user files: every default entry
  * refuses, globs ('*' any run, '?' one character, case-sensitive), allow

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /*
  * unit_store.c - the ordered, hash-indexed variable store (internal.h), and
  * the same guarantees seen through envd_load: order of first definition,

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # shellcheck shell=bash
 # vg_lib.sh - sourced by the shell tests: runs envd and pamtester (with the
 # module in it) under valgrind's memcheck when asked to.

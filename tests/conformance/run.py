@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """Differential conformance suite: envd against systemd's environment.d generator.
 
 Every case of cases.py is written out to a temporary directory and loaded by

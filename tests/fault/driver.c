@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* driver.c - fails every allocation, system call and PAM call of a login,
  * one at a time, and checks what the module and the engine make of it.
  *

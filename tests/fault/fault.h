@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fault.h - the fault-injection control shared by the wrappers (wrap.c)
  * and the driver (driver.c).
  *

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # fault.sh - the fault-injection test (tests/fault/driver.c).
 #
 # First a guard: the test copy of the module must reach no fallible function

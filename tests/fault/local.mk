@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # Fault injection (tests/fault/): a test copy of the module, linked with
 # --wrap for every allocation, system call and PAM call that the load and
 # open_session make, and a driver that fails each of those calls in turn

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* wrap.c - the __wrap_* functions the test module's calls are bound to.
  *
  * Each one asks hit() whether this call is the one to fail; if so it fails

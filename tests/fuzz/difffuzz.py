@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """Differential fuzzing: random environment.d inputs through envd and systemd.
 
 Generates random inputs from a grammar of the environment.d syntax (keys and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fuzz.h - what the harnesses share: the libFuzzer entry points, invariant
  * checks that abort (so that libFuzzer and the replay driver both see a
  * finding), and a few helpers for turning one input into several pieces.

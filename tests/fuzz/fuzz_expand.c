@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fuzz_expand - envd_expand with a lookup table and limits from the input.
  *
  * Input layout: byte 0 picks the limits (bits 0-2 max_out, 3-5 budget, 6-7

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fuzz_load - the whole load: one input split into files across a user
  * directory and the four system directories of a temporary tree, plus a base
  * environment, through envd_load (layout of the input: fuzz.h).

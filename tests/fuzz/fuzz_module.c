@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fuzz_module - pam_envd.so's open_session through the real libpam.
  *
  * Each input becomes a tree (layout: fuzz.h) and a service file in the

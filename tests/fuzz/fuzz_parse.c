@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* fuzz_parse - envd_parse over arbitrary bytes.
  *
  * The input is one file's content.  Invariants besides "no crash, no bad

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """Writes the seed corpus of the fuzz harnesses into tests/fuzz/corpus/.
 
 Two sources: every case of the conformance suite (tests/conformance/cases.py,

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 """gen_random.py SEED: prints a random ~/.pam_environment for tests/import.sh.
 
 Lines are drawn from pam_env's syntax and its corners: valid and invalid

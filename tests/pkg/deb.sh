@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/pkg/deb.sh OUT - the Debian packages, built and used for real.
 #
 # 1. dpkg-buildpackage -us -uc -b in OUT/src, a copy of the source tree's

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/pkg/recipes.sh TARBALL OUT - the Arch PKGBUILD and the Alpine
 # APKBUILD run the way makepkg and abuild run them, without those tools:
 # each recipe is sourced in a clean shell (env -i bash), with srcdir, pkgdir
@@ -27,7 +29,8 @@ out=$(cd "$out" && pwd)
 # so here only two quick tests (TESTS through the environment make reads)
 checkflags='TESTS=tests/unit_parse tests/man.sh'
 
-# expected_files PREFIX SECUREDIR: what make install stages, by path
+# expected_files PREFIX SECUREDIR LICENSEDIR: what make install stages, by
+# path, with COPYING and LICENSES/ moved to LICENSEDIR
 expected_files() {
 	local doc=/usr/share/doc/pam_envd
 	{
@@ -40,6 +43,8 @@ expected_files() {
 		echo "$doc/README.md"
 		echo "$doc/SECURITY.md"
 		(cd "$top" && find examples -type f) | sed "s|^|$doc/|"
+		echo "$3/COPYING"
+		(cd "$top" && find LICENSES -type f) | sed "s|^|$3/|"
 	} | sort
 }
 staged() { (cd "$1" && find . \( -type f -o -type l \) -print) | sed 's|^\.||' | sort; }
@@ -65,7 +70,7 @@ else
 	fail "PKGBUILD; end of $w/log:"
 	tail -n 20 "$w/log"
 fi
-expected_files arch /usr/lib/security >"$w/expected"
+expected_files arch /usr/lib/security /usr/share/licenses/pam_envd >"$w/expected"
 staged "$w/pkg/pam_envd" >"$w/staged" 2>/dev/null
 if diff -u "$w/expected" "$w/staged" >"$w/diff"; then
 	pass "PKGBUILD: staged exactly the $(wc -l <"$w/expected") files expected on Arch (module in /usr/lib/security)"
@@ -76,9 +81,11 @@ fi
 
 # ---- Alpine: abuild runs each function in $builddir, with $CBUILD and
 # $CHOST set (here: the compiler's triplet, a native build); pkgdir is
-# $startdir/pkg/$pkgname.  The -doc subpackage is split by abuild's
-# default_doc, which moves usr/share/doc and usr/share/man; the test does
-# that move itself.
+# $startdir/pkg/$pkgname.  abuild itself is not packaged for Debian, so
+# this is the only check of the APKBUILD here (the PKGBUILD also goes
+# through the real makepkg: makepkg.sh).  The -doc subpackage is split by
+# abuild's default_doc, which moves usr/share/doc, usr/share/man and
+# usr/share/licenses; the test does that move itself.
 w=$out/alpine
 mkdir -p "$w/src"
 cp "$top/packaging/alpine/APKBUILD" "$w/"
@@ -95,14 +102,15 @@ if env -i PATH=/usr/bin:/bin HOME="$w" startdir="$w" srcdir="$w/src" CBUILD="$tr
 		cd "$builddir"; check
 		unset MAKEFLAGS
 		cd "$builddir"; package
-		mv "$pkgdir/usr/share/doc" "$pkgdir/usr/share/man" "$subpkgdir/usr/share/"
+		mv "$pkgdir/usr/share/doc" "$pkgdir/usr/share/man" "$pkgdir/usr/share/licenses" \
+			"$subpkgdir/usr/share/"
 		rmdir "$pkgdir/usr/share"' >"$w/log" 2>&1; then
 	pass "APKBUILD: build, check and package"
 else
 	fail "APKBUILD; end of $w/log:"
 	tail -n 20 "$w/log"
 fi
-expected_files alpine /lib/security >"$w/expected"
+expected_files alpine /lib/security /usr/share/licenses/pam-envd >"$w/expected"
 { staged "$w/pkg/pam-envd" && staged "$w/pkg/pam-envd-doc"; } 2>/dev/null | sort >"$w/staged"
 if diff -u "$w/expected" "$w/staged" >"$w/diff"; then
 	pass "APKBUILD: pam-envd and pam-envd-doc staged exactly the $(wc -l <"$w/expected") files expected on Alpine (module in /lib/security)"
@@ -110,8 +118,8 @@ else
 	fail "APKBUILD: staged files differ (- expected, + staged):"
 	grep '^[-+][^-+]' "$w/diff"
 fi
-if ! staged "$w/pkg/pam-envd" | grep -qE '^/usr/share/(man|doc)/'; then
-	pass "APKBUILD: manual pages and documentation only in pam-envd-doc"
+if ! staged "$w/pkg/pam-envd" | grep -qE '^/usr/share/(man|doc|licenses)/'; then
+	pass "APKBUILD: manual pages, documentation and licenses only in pam-envd-doc"
 else
 	fail "APKBUILD: pam-envd holds documentation"
 fi

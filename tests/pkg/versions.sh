@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # The version is set once, in configure.ac's AC_INIT; debian/changelog (the
 # upstream part), the RPM spec, the PKGBUILD and the APKBUILD must say the
 # same.  An automake test (top_srcdir from the Makefile) and run by
