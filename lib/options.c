@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* options.c - the options of a login, one table for pam_envd.so and envd.
  *
  * Each row is one option: its module spelling (envd's is derived, see

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* audit.c - `envd audit [SERVICE...]`: reads the PAM configuration as
  * Linux-PAM does and reports, for every service whose session (or auth)
  * stack applies pam_envd, each module that runs a program able to see the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* audit.h - `envd audit`: where the PAM configuration lets root programs
  * see the values pam_envd sets. */
 #ifndef ENVD_AUDIT_H

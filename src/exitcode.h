@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* exitcode.h - envd's exit status, one set for every command. */
 #ifndef ENVD_EXITCODE_H
 #define ENVD_EXITCODE_H

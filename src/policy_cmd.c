@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* policy_cmd.c - `envd policy`: what the default policy refuses in user
  * files, what it allows back, and which values it refuses, each with its
  * reason, read from the engine's tables (lib/policy.c).  tests/cli.sh holds

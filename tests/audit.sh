@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/audit.sh - envd audit on PAM stacks: the hand-made cases of
 # tests/audit-stacks/cases (each gets one thing right or wrong, and each
 # finding is checked as its exact line), stacks made here (include depth,

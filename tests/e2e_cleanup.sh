@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_cleanup.sh - the deployment pair in a real /etc/pam.d service, driven
 # by pamtester open_session close_session for a real user (root only).
 #

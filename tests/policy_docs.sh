@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # policy_docs.sh - the default name policy as `envd policy` prints it from
 # lib/policy.c's tables, and as pam_envd(8) and SECURITY.md list it: the
 # same names refused, allowed back and refused for some values, in all

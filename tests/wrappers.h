@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* wrappers.h - one-shot forms of the engine's parser, expansion and store,
  * for the tests and fuzz harnesses (wrappers.c); the module and envd do
  * not link them. */

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/pkg/dm.sh DEBDIR - real display managers log in through the
 # installed Debian packages (issue 18).
 #
