@@ -314,7 +314,7 @@ static int walk_result(int r)
  * plus O_NOFOLLOW.  Returns the descriptor or a negative errno. */
 static int walk_open(int dirfd, const char *path, const struct envd_check *chk, int flags)
 {
-	struct walked w;
+	struct walked w = {.dirfd = -1};
 	int r = walk(dirfd, path, chk, &w);
 
 	if (r < 0)
@@ -437,7 +437,7 @@ static int read_capped(int fd, size_t max, size_t hint, struct envd_arena *a, ch
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
                    struct envd_arena *a, char **data, size_t *len, const char **reason)
 {
-	struct walked w;
+	struct walked w = {.dirfd = -1};
 	struct stat st;
 	int fd, r;
 

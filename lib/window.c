@@ -115,7 +115,7 @@ int envd_user_groups(const char *user, gid_t gid, gid_t **out)
 
 static bool member(const gid_t *v, int n, gid_t g)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; v != NULL && i < n; i++)
 		if (v[i] == g)
 			return true;
 	return false;

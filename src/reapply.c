@@ -100,6 +100,8 @@ int reapply_init(struct reapply *ra, const char *list, char *const *env)
 	for (i = 0; i < ra->n; i++) {
 		char buf[64];
 
+		if (!ra->names[i])
+			return -EINVAL;
 		ra->current[i] = envd_env_get((const char *const *)env, ra->names[i]);
 		if (!ra->current[i] || !*ra->current[i])
 			continue;
