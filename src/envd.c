@@ -428,12 +428,12 @@ int main(int argc, char **argv)
 	int rc, r;
 
 	rc = parse_args(argc, argv, &o);
-	if (rc != EXIT_OK || o.cmd == CMD_IMPORT || o.cmd == CMD_AUDIT)
-		envd_settings_free(&o.set); /* what they use of it is parsed */
 	if (rc != EXIT_OK)
-		return rc;
-	if (o.cmd == CMD_IMPORT)
-		return import_pam_environment(o.user, o.as, o.verbose < 0, stdout);
+		goto out;
+	if (o.cmd == CMD_IMPORT) {
+		rc = import_pam_environment(o.user, o.as, o.verbose < 0, stdout);
+		goto out;
+	}
 	if (o.cmd == CMD_AUDIT) {
 		struct audit_opts ao = {.pam_dir = o.pam_dir,
 		                        .json = o.format == FORMAT_JSON,
@@ -445,18 +445,21 @@ int main(int argc, char **argv)
 			fprintf(stderr, "envd: write error\n");
 			rc = EXIT_FAIL;
 		}
-		return rc;
+		goto out;
 	}
 	if (o.cmd == CMD_POLICY) {
-		if (policy_print(stdout) == 0)
-			return EXIT_OK;
-		fprintf(stderr, "envd: write error\n");
-		return EXIT_FAIL;
+		rc = EXIT_OK;
+		if (policy_print(stdout) != 0) {
+			fprintf(stderr, "envd: write error\n");
+			rc = EXIT_FAIL;
+		}
+		goto out;
 	}
 	pw = find_user(o.user);
 	if (!pw) {
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");
-		return EXIT_FAIL;
+		rc = EXIT_FAIL;
+		goto out;
 	}
 	if (o.reapply) {
 		r = reapply_init(&ra, o.reapply, environ);
@@ -495,6 +498,7 @@ int main(int argc, char **argv)
 			rc = EXIT_FAIL;
 		}
 	}
+out:
 	envd_result_free(res);
 	reapply_free(&ra);
 	envd_settings_free(&o.set);
