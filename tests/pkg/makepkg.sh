@@ -34,6 +34,14 @@ done
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+if [ "$(id -u)" = 0 ]; then
+	# the build user works in a directory of its own below /tmp: the
+	# checkout may lie below a directory only root can enter; OUT links it
+	w=$(mktemp -d /tmp/pam_envd-makepkg.XXXXXX)
+	rm -rf "$out"
+	ln -s "$w" "$out"
+	out=$w
+fi
 cp "$top/packaging/arch/PKGBUILD" "$tarball" "$out/"
 run=()
 if [ "$(id -u)" = 0 ]; then
