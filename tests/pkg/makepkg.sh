@@ -31,6 +31,7 @@ for c in makepkg fakeroot bsdtar; do
 		exit 0
 	}
 done
+[ ! -L "$out" ] || rm -rf "$(readlink "$out")" # a former run's directory below /tmp
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
