@@ -8,14 +8,14 @@
 
 Sections:
   envd  envd against systemd's environment.d generator on generated trees:
-        output check, wall time (hyperfine, else a Python loop) and
+        output check, wall time (hyperfine) and
         instruction counts (callgrind) with their growth per size step.
   pam   session open with pam_envd last in a login-like stack, against the
         same stack with pam_permit, with the floor (bench/pam_floor.c: only
         the calls pam_envd cannot do without) and with pam_env reading the
         same tree as ~/.pam_environment: output check, instructions
-        (callgrind) and wall time (pamtester under hyperfine; bench/pam_open.c
-        in-process), then pam_envd's growth with the tree.  Needs root
+        (callgrind) and wall time (pamtester under hyperfine), then
+        pam_envd's growth with the tree.  Needs root
         (useradd, /etc/pam.d); users and services are removed on exit.
 
 The contract (verdicts printed, never a failing exit status):
@@ -41,7 +41,6 @@ Environment knobs:
   BENCH_PAM_SESSIONS  extra sessions per process for Ir/session (default 10)
   BENCH_PAM_ENV_SIZES sizes measured with pam_env too (default "small medium")
   BENCH_PAM_ROUNDS    timing rounds, each timing every stack in turn (default 5)
-  BENCH_PAM_ITER      timed sessions in one process, per round (default 40)
 
 The table goes to stdout and to BENCH_OUT/results.txt; raw data (trees,
 outputs, hyperfine JSON, callgrind files) stay in BENCH_OUT.
@@ -110,7 +109,7 @@ class Bench:
             pass
         commit = capture(["git", "-C", TOP, "describe", "--always", "--dirty"]) or "unknown"
         sysd = capture(["dpkg-query", "-W", "-f=${Version}", "systemd"]) or "unknown"
-        hf = capture([self.hyperfine, "--version"]) if self.hyperfine else "none (Python loop)"
+        hf = capture([self.hyperfine, "--version"]) if self.hyperfine else "no hyperfine (no wall times)"
         vg = capture(["valgrind", "--version"]) or "none"
         u = os.uname()
         self.say("pam_envd benchmarks, %s, commit %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit),
@@ -122,18 +121,15 @@ class Bench:
     # ---- running and timing ----
 
     def time_cmd(self, json_path, env, argv, runs=None, warmup=None, wrap=()):
-        """Median wall time (s) of argv run with exactly env; hyperfine when
-        installed.  wrap: a prefix (the namespace) around the timing tool."""
+        """Median wall time (s) of argv run with exactly env (hyperfine);
+        None without hyperfine.  wrap: a prefix (the namespace) around it."""
+        if not self.hyperfine:
+            return None
         runs = self.runs if runs is None else runs
         warmup = self.warmup if warmup is None else warmup
-        if self.hyperfine:
-            cmd = list(wrap) + ["env", "-i"] + ["%s=%s" % kv for kv in env.items()] + [
-                self.hyperfine, "-N", "--style", "basic", "--warmup", str(warmup),
-                "--min-runs", str(runs), "--export-json", json_path, "--", shlex.join(argv)]
-        else:
-            cmd = list(wrap) + ["env", "-i"] + ["%s=%s" % kv for kv in env.items()] + [
-                sys.executable, os.path.join(HERE, "benchlib.py"), "time", json_path,
-                str(runs), str(warmup), "--"] + argv
+        cmd = list(wrap) + ["env", "-i"] + ["%s=%s" % kv for kv in env.items()] + [
+            self.hyperfine, "-N", "--style", "basic", "--warmup", str(warmup),
+            "--min-runs", str(runs), "--export-json", json_path, "--", shlex.join(argv)]
         log = json_path[:-5] + ".log"
         with open(log, "w") as f:
             if subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT) != 0:
@@ -199,7 +195,7 @@ class Bench:
         if gen_note:
             notes.append("note: generator column skipped: " + gen_note)
         if not self.hyperfine:
-            notes.append("note: hyperfine missing, timed with a Python loop")
+            notes.append("note: hyperfine missing: no wall times")
         self.make_trees()
         same, t_envd, t_gen = {}, {}, {}
         for s in self.sizes:
@@ -226,10 +222,9 @@ class Bench:
                     same[s] = "same"
                 else:
                     same[s] = "DIFFERS"
-                    notes.append("WARNING: envd and the generator differ on the %s tree (details: %s; repro: "
-                                 "bench/minimize.py %s %s)" % (s, diff, self.envd,
-                                                                os.path.join(self.out, "trees", s)))
-        for s in self.sizes:
+                    notes.append("WARNING: envd and the generator differ on the %s tree (details: %s; the tree: %s)"
+                                 % (s, diff, os.path.join(self.out, "trees", s)))
+        for s in self.sizes if self.hyperfine else ():
             home = os.path.join(self.out, "trees", s, "home")
             env = {"HOME": home, "PATH": BASE_PATH}
             t_envd[s] = self.time_cmd(os.path.join(self.out, s + ".envd.json"), env, self.envd_cmd(s))
@@ -248,7 +243,7 @@ class Bench:
         self.say(fmt % ("size", "files", "assign", "KiB", "output", "envd ms", "generator ms", "gen/envd", "target"))
         for s in self.sizes:
             t = self.trees[s]
-            r = t_gen[s] / t_envd[s] if s in t_gen and t_envd[s] > 0 else None
+            r = ratio(t_gen.get(s), t_envd.get(s))
             tgt = ""
             if s == "large":
                 if r is None:
@@ -256,11 +251,10 @@ class Bench:
                 else:
                     tgt = ">= 20x " + ("PASS" if r >= 20 else "MISS")
             self.say(fmt % (s, t["files"], t["assignments"], "%.1f" % (t["bytes"] / 1024), same[s],
-                            "%.2f" % (t_envd[s] * 1000), "%.2f" % (t_gen[s] * 1000) if s in t_gen else "-",
-                            "%.1fx" % r if r is not None else "-", tgt))
-            self.figures["envd.%s.ms" % s] = t_envd[s] * 1000
-            if s in t_gen:
-                self.figures["generator.%s.ms" % s] = t_gen[s] * 1000
+                            ms(t_envd.get(s)), ms(t_gen.get(s)), "%.1fx" % r if r is not None else "-", tgt))
+            for k, t in (("envd", t_envd), ("generator", t_gen)):
+                if s in t:
+                    self.figures["%s.%s.ms" % (k, s)] = t[s] * 1000
         self.section_envd_ir()
         if notes:
             self.say("", *notes)
@@ -327,11 +321,9 @@ class PamBench:
         self.users, self.services = [], []
         self.tmp = None
         self.sessions = int(os.environ.get("BENCH_PAM_SESSIONS") or 10)
-        self.iter = int(os.environ.get("BENCH_PAM_ITER") or 40)
         self.rounds = int(os.environ.get("BENCH_PAM_ROUNDS") or 5)
         self.env_sizes = (os.environ.get("BENCH_PAM_ENV_SIZES") or "small medium").split()
         self.sizes = ["small"] + [s for s in b.sizes if s != "small"]
-        self.warm = 3
         self.chk, self.warns = {}, []
 
     def cleanup(self):
@@ -382,26 +374,28 @@ class PamBench:
                 self.b.die("the %s stack fails for %s" % (svc, user))
 
     def check(self, tag, size, actual):
-        p = subprocess.run([sys.executable, os.path.join(HERE, "pam_envconf.py"), "check",
-                            os.path.join(self.out, size + ".expected.nul"),
-                            os.path.join(self.out, size + ".base.nul"), actual,
-                            "--details", os.path.join(self.out, tag + ".diff.txt")],
-                           capture_output=True, text=True)
-        self.chk[tag] = p.stdout.strip()
-        if p.returncode != 0:
+        """The PAM environment ACTUAL against the size's base environment
+        with envd show's result on top (the conformance tests hold envd show
+        to systemd's generator): every variable there with its value, nothing
+        else added, changed or lost (PAM_* and a shell's PWD, SHLVL, OLDPWD
+        and _, which pam_exec recorders add, aside)."""
+        want = read_nul(os.path.join(self.out, size + ".base.nul"))
+        want.update(read_nul(os.path.join(self.out, size + ".show.nul")))
+        got = read_nul(actual)
+        bad = ["%s: %r, expected %r" % (k, got.get(k), want.get(k)) for k in sorted(set(want) | set(got))
+               if not (k.startswith("PAM_") or k in ("PWD", "SHLVL", "OLDPWD", "_")) and want.get(k) != got.get(k)]
+        self.chk[tag] = "ok (%d variables)" % self.nvars[size]
+        if bad:
             self.chk[tag] = "DIFFERS"
-            self.warns.append("WARNING: %s (%s tree): %s (details: %s)"
-                              % (tag, size, p.stdout.strip(), os.path.join(self.out, tag + ".diff.txt")))
+            details = os.path.join(self.out, tag + ".diff.txt")
+            with open(details, "w") as f:
+                f.write("\n".join(bad) + "\n")
+            self.warns.append("WARNING: %s (%s tree): %d difference(s), first: %s (details: %s)"
+                              % (tag, size, len(bad), bad[0], details))
 
     def ir(self, tag, svc, user, n):
         f = os.path.join(self.out, "callgrind.%s.n%d.out" % (tag, n))
         return self.b.callgrind(f, {"PATH": BASE_PATH}, [self.driver, "-n", str(n), svc, user])
-
-    def inproc(self, svc, user, n):
-        line = run_ok(["env", "-i", "PATH=" + BASE_PATH, self.driver, "-w", str(self.warm), "-n", str(n), "-t",
-                       svc, user], "%s -t %s %s failed" % (self.driver, svc, user))
-        w = line.split()
-        return float(w[w.index("median_ns") + 1])
 
     def svc_of(self, v, s):
         return "%s-envd-%s" % (self.tag, s) if v == "envd" else "%s-%s" % (self.tag, v)
@@ -459,30 +453,27 @@ class PamBench:
             self.service(self.svc_of("envd", s), "session  required  %s system_dirs=%s" % (module, dirs))
             base = os.path.join(self.out, s + ".base.nul")
             self.driver_env(self.tag + "-permit", u, base)
-            conf = os.path.join(self.out, s + ".pam_environment")
-            expected = os.path.join(self.out, s + ".expected.nul")
-            run_ok([sys.executable, os.path.join(HERE, "pam_envconf.py"), "translate",
-                    "--dir", os.path.join(home, ".config", "environment.d"),
-                    "--dir", root + "/etc/environment.d", "--dir", root + "/usr/lib/environment.d",
-                    "--base", base, "--home", home, "--shell", shell, "--user", u,
-                    "--default-path", BASE_PATH, "--conf", conf, "--expected", expected],
-                   "cannot translate the %s tree for pam_env" % s)
-            run_ok(["install", "-o", u, "-g", u, "-m", "644", conf, os.path.join(home, ".pam_environment")],
-                   "install .pam_environment")
-            with open(expected, "rb") as f:
-                self.nvars[s] = f.read().count(b"\0")
-            # 2. the outputs: both modules give the predicted variables
-            self.driver_env(self.svc_of("envd", s), u, os.path.join(self.out, s + ".envd.nul"))
-            self.check("envd." + s, s, os.path.join(self.out, s + ".envd.nul"))
-            if s in self.env_sizes:
-                self.driver_env(self.svc_of("env", s), u, os.path.join(self.out, s + ".env.nul"))
-                self.check("env." + s, s, os.path.join(self.out, s + ".env.nul"))
             show = os.path.join(self.out, s + ".show.nul")
             with open(show, "wb") as f:
                 if subprocess.call(["env", "-i", "PATH=" + BASE_PATH, b.envd, "show", "--format", "nul",
                                     "--root", root, u], stdout=f, stderr=subprocess.DEVNULL) != 0:
                     b.die("envd show %s failed" % u)
-            self.check("show." + s, s, show)
+            self.nvars[s] = len(read_nul(show))
+            conf = os.path.join(self.out, s + ".pam_environment")
+            run_ok([sys.executable, os.path.join(HERE, "pam_envconf.py"),
+                    "--dir", os.path.join(home, ".config", "environment.d"),
+                    "--dir", root + "/etc/environment.d", "--dir", root + "/usr/lib/environment.d",
+                    "--base", base, "--home", home, "--shell", shell, "--user", u,
+                    "--default-path", BASE_PATH, "--conf", conf],
+                   "cannot translate the %s tree for pam_env" % s)
+            run_ok(["install", "-o", u, "-g", u, "-m", "644", conf, os.path.join(home, ".pam_environment")],
+                   "install .pam_environment")
+            # 2. the outputs: both modules give envd show's result
+            self.driver_env(self.svc_of("envd", s), u, os.path.join(self.out, s + ".envd.nul"))
+            self.check("envd." + s, s, os.path.join(self.out, s + ".envd.nul"))
+            if s in self.env_sizes:
+                self.driver_env(self.svc_of("env", s), u, os.path.join(self.out, s + ".env.nul"))
+                self.check("env." + s, s, os.path.join(self.out, s + ".env.nul"))
             if s == "small":
                 # the floor writes what pam_envd writes: the variables of the result
                 self.service(self.tag + "-floor", "session  required  %s vars=%s" % (floor_so, show))
@@ -521,57 +512,26 @@ class PamBench:
                     self.irn[key] = self.ir(key, svc, u, k + 1)
                     self.sess[key] = (self.irn[key] - self.ir1[key]) // k
 
-        # system calls of one process
-        self.nsys = {}
-        if shutil.which("strace"):
-            for v in ("permit", "envd", "env"):
-                txt = os.path.join(self.out, "strace.%s.small.txt" % v)
-                run_ok(["env", "-i", "PATH=" + BASE_PATH, "strace", "-f", "-c", "-o", txt, self.driver, "-n", "1",
-                        self.svc_of(v, "small"), self.user_of("small")], "strace %s failed" % self.driver)
-                with open(txt) as f:
-                    for line in f:
-                        w = line.split()
-                        if w and w[-1] == "total":
-                            self.nsys[v] = w[3]
-
         # 4. wall time, in rounds that take turns between the stacks, so that
         # a load that comes and goes hits them all alike
-        combos = ["permit.small", "floor.small"]
-        hf_runs, hf_warm, iters = {}, {}, {}
-        for s in self.sizes:
-            combos.append("envd." + s)
-            if s in self.env_sizes:
-                combos.append("env." + s)
-            if s == "large":  # fewer runs where one session costs a second or more
-                hf_runs[s], hf_warm[s], iters[s] = 3, 1, 2
-            elif s == "medium":
-                hf_runs[s], hf_warm[s], iters[s] = b.runs, b.warmup, (self.iter + 3) // 4
-            else:
-                hf_runs[s], hf_warm[s], iters[s] = b.runs, b.warmup, self.iter
+        combos = ["permit.small", "floor.small", "envd.small", "env.small"]
         hf_parts = {k: [] for k in combos}
-        ip_parts = {k: [] for k in combos}
-        for rnd in range(1, self.rounds + 1):
+        for rnd in range(1, self.rounds + 1) if pamtester and b.hyperfine else ():
             for key in combos:
                 v, s = key.split(".")
-                svc, u = self.svc_of(v, s), self.user_of(s)
-                if pamtester:
-                    j = os.path.join(self.out, "%s.pamtester.%d.json" % (key, rnd))
-                    b.time_cmd(j, {"PATH": BASE_PATH}, [pamtester, svc, u, "open_session", "close_session"],
-                               runs=hf_runs[s], warmup=hf_warm[s])
-                    hf_parts[key].append(j)
-                ip_parts[key].append(self.inproc(svc, u, iters[s]))
-        self.hf, self.ip = {}, {}
-        for key in combos:
-            if hf_parts[key]:
-                self.hf[key] = statistics.median(t for j in hf_parts[key] for t in benchlib.times_of(j))
-            self.ip[key] = statistics.median(ip_parts[key])
+                j = os.path.join(self.out, "%s.pamtester.%d.json" % (key, rnd))
+                b.time_cmd(j, {"PATH": BASE_PATH}, [pamtester, self.svc_of(v, s), self.user_of(s), "open_session",
+                                                    "close_session"])
+                hf_parts[key].append(j)
+        self.hf = {k: statistics.median(t for j in hf_parts[k] for t in benchlib.times_of(j))
+                   for k in combos if hf_parts[k]}
         self.report(module, module_src)
         if self.warns:
             b.say("", *self.warns)
 
     def report(self, module, module_src):
         b, s = self.b, "small"
-        ir1, sess, hf, ip = self.ir1, self.sess, self.hf, self.ip
+        ir1, sess, hf = self.ir1, self.sess, self.hf
         b.say("", "stack: /etc/pam.d/SERVICE made for the run (the session part of Debian's login), then the module "
                   "under test:")
         b.say(*("  " + line for line in PAM_STACK))
@@ -583,12 +543,12 @@ class PamBench:
               "  pam_env:    session required pam_env.so readenv=0 user_readenv=1 (the tree as ~/.pam_environment,",
               "              one 'NAME DEFAULT=value' line per assignment, by bench/pam_envconf.py)",
               "users: real, made with useradd for the run, home with the tree's user part; trees by gen_tree.py")
-        b.say("", "output check: the PAM environment after open_session against bench/pam_envconf.py's own reading "
-                  "of the tree")
+        b.say("", "output check: the PAM environment after open_session against the base environment with "
+                  "envd show --root TREE USER's result on top")
         for name in sorted(self.chk, key=lambda n: (n.rsplit(".", 1)[1], n.rsplit(".", 1)[0])):
             b.say("  %-22s %-7s %s" % (name.rsplit(".", 1)[0], name.rsplit(".", 1)[1], self.chk[name]))
         b.say("  (envd = pam_envd stack, env = pam_env stack, through bench/pam_open; pamtester-* = pamtester with",
-              "   a pam_exec recorder stacked after the module; show = envd show --root TREE USER)")
+              "   a pam_exec recorder stacked after the module)")
         t = self.trees[s]
         b.say("", "typical config: the small tree, %d files, %d assignments (%d variables)"
               % (t["files"], t["assignments"], self.nvars[s]),
@@ -599,27 +559,19 @@ class PamBench:
               % self.nsess.get("permit.small", self.sessions),
               "  pamtester   median wall time of 'pamtester SERVICE USER open_session close_session' (hyperfine,",
               "              %d rounds of >= %d runs after %d warmup runs, the stacks taking turns)"
-              % (self.rounds, b.runs, b.warmup),
-              "  in-process  median wall time of one transaction in bench/pam_open -n %d (after %d" % (self.iter,
-                                                                                                      self.warm),
-              "              untimed; fewer on big trees), the median of %d rounds" % self.rounds,
-              "  syscalls    system calls made by one bench/pam_open process (strace -f -c)", "")
-        fmt = "%-11s %11s %6s %11s %6s %13s %6s %14s %6s %9s"
-        b.say(fmt % ("module", "Ir/process", "ratio", "Ir/session", "ratio", "pamtester ms", "ratio",
-                     "in-process us", "ratio", "syscalls"))
+              % (self.rounds, b.runs, b.warmup), "")
+        fmt = "%-11s %11s %6s %11s %6s %13s %6s"
+        b.say(fmt % ("module", "Ir/process", "ratio", "Ir/session", "ratio", "pamtester ms", "ratio"))
         for v in ("permit", "floor", "envd", "env"):
             k, p = v + "." + s, "permit." + s
             b.say(fmt % ("pam_" + v, ir1.get(k, "-"), r2(ir1.get(k), ir1.get(p)), sess.get(k, "-"),
                          r2(sess.get(k), sess.get(p)), "%.2f" % (hf[k] * 1000) if k in hf else "-",
-                         r2(hf.get(k), hf.get(p)), "%.1f" % (ip[k] / 1000) if k in ip else "-",
-                         r2(ip.get(k), ip.get(p)), self.nsys.get(v, "-")))
+                         r2(hf.get(k), hf.get(p))))
             for name, d in (("Ir_process", ir1), ("Ir_session", sess)):
                 if k in d:
                     b.figures["pam.%s.%s" % (v, name)] = d[k]
             if k in hf:
                 b.figures["pam.%s.pamtester_ms" % v] = hf[k] * 1000
-            if k in ip:
-                b.figures["pam.%s.inprocess_us" % v] = ip[k] / 1000
         p = ir1.get("permit.small")
         e_ip, n_ip = ratio(ir1.get("envd.small"), p), ratio(ir1.get("env.small"), p)
         e_is, n_is = ratio(sess.get("envd.small"), sess.get("permit.small")), ratio(
@@ -641,11 +593,9 @@ class PamBench:
               "  pam_envd's own work (pam_envd stack - floor stack) / pam_permit stack: %s per process"
               % (fx(ratio(ir1["envd.small"] - ir1["floor.small"], p))
                  if "envd.small" in ir1 and "floor.small" in ir1 else "-"),
-              "wall time against the pam_permit stack: pamtester pam_envd %s, pam_env %s; in a process pam_envd %s, "
-              "pam_env %s" % (fx(ratio(hf.get("envd.small"), hf.get("permit.small"))),
-                              fx(ratio(hf.get("env.small"), hf.get("permit.small"))),
-                              fx(ratio(ip.get("envd.small"), ip.get("permit.small"))),
-                              fx(ratio(ip.get("env.small"), ip.get("permit.small")))))
+              "wall time against the pam_permit stack: pamtester pam_envd %s, pam_env %s"
+              % (fx(ratio(hf.get("envd.small"), hf.get("permit.small"))),
+                 fx(ratio(hf.get("env.small"), hf.get("permit.small")))))
         b.figures["pam.envd.ratio_process"] = e_ip
         b.figures["pam.env.ratio_process"] = n_ip
 
@@ -664,25 +614,6 @@ class PamBench:
         for s2 in self.sizes:
             if s2 not in self.env_sizes:
                 b.say("(pam_env not run on the %s tree: BENCH_PAM_ENV_SIZES=\"%s\")" % (s2, " ".join(self.env_sizes)))
-        b.say("", "wall time by size (ms; pamtester median, and one transaction in a process)", "")
-        fmt = "%-7s %7s %14s %14s %14s %14s"
-        b.say(fmt % ("size", "assign", "envd pamtester", "envd in-proc", "env pamtester", "env in-proc"))
-        b.say(fmt % ("(permit", "-", ms(hf.get("permit.small")), ms(ip.get("permit.small"), 1e6) + ")", "-", "-"))
-        for s2 in self.sizes:
-            b.say(fmt % (s2, self.trees[s2]["assignments"], ms(hf.get("envd." + s2)), ms(ip.get("envd." + s2), 1e6),
-                         ms(hf.get("env." + s2)), ms(ip.get("env." + s2), 1e6)))
-
-        b.say("", "growth per step of pam_envd's module Ir, libpam's pam_putenv included (it searches the whole",
-              "PAM environment on every call: quadratic); for reference, the verdict is on the table further down",
-              "")
-        fmt = "%-16s %8s %12s %9s  %s"
-        b.say(fmt % ("step", "assign", "module Ir", "linear", ""))
-        for prev, s2 in zip(self.sizes, self.sizes[1:]):
-            if "envd." + s2 not in sess or base is None:
-                continue
-            ra = self.trees[s2]["assignments"] / self.trees[prev]["assignments"]
-            rm = (sess["envd." + s2] - base) / (sess["envd." + prev] - base)
-            b.say(fmt % ("%s -> %s" % (prev, s2), "x%.1f" % ra, "x%.2f" % rm, "x%.2f" % (1.1 * ra), ""))
         b.say("", "where pam_envd's instructions go: callgrind_annotate --inclusive=yes on the one-session processes",
               "(callgrind.envd.SIZE.n1.out): module = pam_envd's pam_sm_open_session; engine = envd_load (the",
               "privilege drop included); initgroups (libc, from pam_modutil_drop_priv) and pam_putenv (libpam):",
@@ -717,6 +648,17 @@ class PamBench:
 
 
 # ---- small helpers ----
+
+def read_nul(path):
+    """A NUL-separated NAME=VALUE file as a dict (the first of a name wins)."""
+    env = {}
+    with open(path, "rb") as f:
+        for e in f.read().split(b"\0"):
+            name, sep, value = e.decode("utf-8", "surrogateescape").partition("=")
+            if sep and name not in env:
+                env[name] = value
+    return env
+
 
 def capture(argv):
     try:
