@@ -101,7 +101,7 @@ check_fanalyzer() {
 	# return v;" it reports the strdup leaked.  It said so of every such
 	# array here (lib/{scan,login,load,policy,store}.c, pam_envd/options.c),
 	# and only of those, so its one leak warning is off with gcc 12 and
-	# before.  Leaks stay checked by valgrind (tests/vg_lib.sh), by
+	# before.  Leaks stay checked by valgrind (tests/lib/vg_lib.sh), by
 	# LeakSanitizer in the sanitizer build, and by scan-build's unix.Malloc.
 	if [ "$(gcc -dumpversion | cut -d. -f1)" -le 12 ]; then
 		flags="$flags -Wno-analyzer-malloc-leak"

@@ -50,7 +50,7 @@ static const char *user;
 static struct envd_policy *default_policy;
 static const char *skip_reason;
 
-/* ---- the log: every line pam_syslog sends (tests/pamtest.c) is checked ---- */
+/* ---- the log: every line pam_syslog sends (tests/lib/pamtest.c) is checked ---- */
 
 static bool log_known[256];
 

@@ -14,7 +14,7 @@
 #    dash and zsh through su -l, bash through login on a pseudo-terminal;
 #    then apt-get remove and dpkg --purge, after which /etc/pam.d,
 #    /var/lib/pam, /etc/profile.d, /usr/share/pam-configs and every path of
-#    the packages are as they were.  Under the lock of tests/install.sh;
+#    the packages are as they were.  Under the lock of tests/e2e/install.sh;
 #    refused when pam_envd is installed already, from source or a package.
 #
 # Prints PASS:, FAIL: and SKIP: lines (counted by ./dev) and exits 1 on

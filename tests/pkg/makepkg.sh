@@ -71,10 +71,10 @@ fi
 version=$(sed -n 's/^pkgver=//p' "$top/packaging/arch/PKGBUILD")
 pkg=$(find "$out" -maxdepth 1 -name "pam_envd-$version-*.pkg.tar*" ! -name '*.sig' | head -n 1)
 [ -n "$pkg" ] || { fail "no package pam_envd-$version-*.pkg.tar* in $out"; exit 1; }
-if grep -qE '^(PASS|FAIL): tests/pam_stack$' "$out/build.log" && ! grep -qE '^(FAIL|ERROR): ' "$out/build.log"; then
+if grep -qE '^(PASS|FAIL): tests/pam/pam_stack$' "$out/build.log" && ! grep -qE '^(FAIL|ERROR): ' "$out/build.log"; then
 	pass "check(): make check ran as that user, $(grep -c '^PASS: ' "$out/build.log") passed, $(grep -c '^SKIP: ' "$out/build.log") skipped"
 else
-	fail "check() did not run the suite (no tests/pam_stack result in $out/build.log)"
+	fail "check() did not run the suite (no tests/pam/pam_stack result in $out/build.log)"
 fi
 
 # the files expected on Arch: the module in /usr/lib/security, manual pages

@@ -27,7 +27,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # check() runs `make check`; the whole suite runs in ./dev test's own trees,
 # so here only two quick tests (TESTS through the environment make reads)
-checkflags='TESTS=tests/unit_parse tests/man.sh'
+checkflags='TESTS=tests/unit/unit_parse tests/docs/man.sh'
 
 # expected_files PREFIX SECUREDIR LICENSEDIR: what make install stages, by
 # path, with COPYING and LICENSES/ moved to LICENSEDIR

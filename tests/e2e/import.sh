@@ -3,9 +3,9 @@
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 # import.sh - envd import-pam-environment.
 #
-# 1. Every fixture (tests/pam_environment/*.pam_environment, and a few made here with
+# 1. Every fixture (tests/e2e/pam_environment/*.pam_environment, and a few made here with
 #    printf: NUL bytes, over-long and unfinished lines) translates to its
-#    tests/pam_environment/*.expected.  IMPORT_REGEN=1 rewrites those files instead.
+#    tests/e2e/pam_environment/*.expected.  IMPORT_REGEN=1 rewrites those files instead.
 # 2. The command's errors: missing file, directory, FIFO, too big, usage.
 # 3. As root: pam_env (user_readenv=1, the distribution's pam_env.so) on each
 #    fixture as ~/.pam_environment, and pam_envd.so on its translation in
@@ -20,7 +20,7 @@
 set -u
 export LC_ALL=C # byte-wise: fixtures hold invalid UTF-8 and control bytes
 
-dir=${top_srcdir:-$(dirname "$0")/..}/tests/pam_environment
+dir=${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/pam_environment
 ENVD=${ENVD:-${top_builddir:-.}/src/envd}
 fails=0
 passes=0
@@ -123,7 +123,7 @@ rm -rf "$gen"
 trap - EXIT
 
 # --- 3. pam_env against pam_envd --------------------------------------------
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 E2E_PASSES=$passes
 E2E_FAILS=$fails
@@ -131,7 +131,7 @@ mkdir -p "$E2E_TMP/gen" "$E2E_TMP/res"
 chmod 755 "$E2E_TMP/gen"
 gen=$E2E_TMP/gen
 gen_fixtures "$gen"
-# Random files too (tests/pam_environment/gen_random.py), from fixed seeds so that a
+# Random files too (tests/e2e/pam_environment/gen_random.py), from fixed seeds so that a
 # failure can be replayed: IMPORT_RANDOM=count, IMPORT_SEED=first seed.
 if command -v python3 >/dev/null 2>&1; then
 	for ((i = ${IMPORT_SEED:-1}; i < ${IMPORT_SEED:-1} + ${IMPORT_RANDOM:-20}; i++)); do

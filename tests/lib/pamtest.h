@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pamtest.h - what the programs that drive real PAM stacks share
- * (tests/pam_stack.c, tests/fault/driver.c, tests/fuzz/fuzz_module.c):
+ * (tests/pam/pam_stack.c, tests/fault/driver.c, tests/fuzz/fuzz_module.c):
  * the syslog capture, a conversation and the service files (the scratch
  * tree is testfs.h's).  Functions return 0 or a negative
  * errno; the callers report failures in their own way (cmocka, die,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 # e2e_confdir.sh - a real user's session through the libpam that
-# tests/pam_session is linked with (pam_start_confdir; no pamtester, no
+# tests/pam/pam_session is linked with (pam_start_confdir; no pamtester, no
 # /etc/pam.d), as root, so that the privilege window runs for real.  The
 # compatibility cells of ./dev test run it against each Linux-PAM they
 # build (COMPAT_LIBPAM names it in the output, COMPAT_PAM_VERSION is its
@@ -12,10 +12,10 @@
 # a user file that is a link to a root-only file is not read; the process
 # leaves with the credentials it had (pam_session checks fsuid, fsgid,
 # groups and effective capabilities).
-. "$(dirname "$0")/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 
-driver=$top_builddir/tests/pam_session
-[ -x "$driver" ] || e2e_skip "tests/pam_session is not built (no pam_start_confdir)"
+driver=$top_builddir/tests/pam/pam_session
+[ -x "$driver" ] || e2e_skip "tests/pam/pam_session is not built (no pam_start_confdir)"
 E2E_TOOLS=: e2e_init
 echo "libpam: ${COMPAT_LIBPAM:-the system one}"
 

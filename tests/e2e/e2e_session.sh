@@ -9,7 +9,7 @@
 # the module stacked in auth and session applies once; the helper sees the
 # same variables as `envd show USER` on the same files.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 
 u=$(e2e_user s)

@@ -7,7 +7,7 @@
 # variables and nobody else's: the privilege window is per thread of
 # execution, the marker per PAM handle, and nothing may leak between them.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 
 users=${E2E_LOAD_USERS:-50}
@@ -38,7 +38,7 @@ session  required pam_exec.so $HELPER $OUT
 EOF
 )
 
-# Under valgrind (ENVD_VALGRIND, tests/vg_lib.sh) only every E2E_LOAD_VG_EVERY-th
+# Under valgrind (ENVD_VALGRIND, tests/lib/vg_lib.sh) only every E2E_LOAD_VG_EVERY-th
 # open, among the others: memcheck is slow, and that sample is enough.
 vg_every=${E2E_LOAD_VG_EVERY:-25}
 t0=$(date +%s%N)

@@ -9,7 +9,7 @@
 # on failure or interruption.  Without root the tests skip (exit 77).
 #
 # Set by the caller or automake: top_builddir, top_srcdir, ENVD,
-# ENVD_SANITIZERS, CC.  With ENVD_VALGRIND=auto or yes (tests/vg_lib.sh),
+# ENVD_SANITIZERS, CC.  With ENVD_VALGRIND=auto or yes (tests/lib/vg_lib.sh),
 # pamtester (with the module in it) and $ENVD run under valgrind's memcheck;
 # its errors and definite leaks fail the test.
 

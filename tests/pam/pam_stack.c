@@ -50,7 +50,7 @@ static char user[256];      /* the caller, as PAM_USER */
 static char home[PATH_MAX]; /* the caller's passwd home */
 static bool is_root;
 
-/* ---- syslog: tests/pamtest.c captures what pam_syslog sends ---- */
+/* ---- syslog: tests/lib/pamtest.c captures what pam_syslog sends ---- */
 
 static size_t loglines; /* lines from modules, not from libpam itself */
 
@@ -119,7 +119,7 @@ static int setup(void **state)
 	/* the module takes absolute directories only */
 	if (base == NULL)
 		base = getcwd(cwd, sizeof(cwd));
-	FMT(tmpl, sizeof(tmpl), "%s/tests/pam_stack.XXXXXX", base ? base : ".");
+	FMT(tmpl, sizeof(tmpl), "%s/tests/pam/pam_stack.XXXXXX", base ? base : ".");
 	if (tf_scratch(tmpl) < 0)
 		return -1;
 	FMT(top, sizeof(top), "%s", tmpl);

@@ -7,14 +7,14 @@
 # Each user has a supplementary group of its own and, besides files of its
 # own, a root-owned file readable only through that group: if another
 # thread's privilege window switched the process's groups under this one,
-# that file would not be read.  tests/pam_threads checks every session,
+# that file would not be read.  tests/pam/pam_threads checks every session,
 # every environment and the credentials of every thread and of the process.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 THREADS=${E2E_THREADS:-8}
 ROUNDS=${E2E_ROUNDS:-30}
-prog=$top_builddir/tests/pam_threads
+prog=$top_builddir/tests/pam/pam_threads
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 
 echo "SYS_OK=1" >"$E2E_TMP/sys/usr/lib/environment.d/90-sys.conf"

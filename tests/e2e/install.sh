@@ -29,7 +29,7 @@ set -u
 export LC_ALL=C
 
 top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-$(dirname "$0")/..}
+top_srcdir=${top_srcdir:-$(dirname "$0")/../..}
 top_builddir=$(cd "$top_builddir" && pwd)
 top_srcdir=$(cd "$top_srcdir" && pwd)
 # the makes below are ours, not jobs of the `make check` that runs this test
@@ -258,9 +258,9 @@ snapshot() {
 	return 0
 }
 
-# the user, the service and the recorder of tests/e2e_lib.sh, whose cleanup
+# the user, the service and the recorder of tests/lib/e2e_lib.sh, whose cleanup
 # runs after ours
-. "$top_srcdir/tests/e2e_lib.sh"
+. "$top_srcdir/tests/lib/e2e_lib.sh"
 e2e_init
 trap 'cleanup_install; e2e_cleanup' EXIT
 # shellcheck disable=SC2034 # counted on by e2e_lib.sh's pass, fail and e2e_finish

@@ -13,7 +13,7 @@
 # everything.  Without the cleanup line the helper before the module does
 # see them at close: the case the pair exists for.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 
 # records at open and at close: OUT/TAG.PAM_TYPE.env

@@ -9,7 +9,7 @@
 # file and (where the user directory survives) a valid user file still
 # apply, and that no secret reaches the helper's environment or syslog.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 
 v=$(e2e_user v)  # the victim, whose session opens

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-# tests/cli.sh - tests of the envd command itself: output formats (each
+# tests/e2e/cli.sh - tests of the envd command itself: output formats (each
 # read back by the consumer it is meant for), --explain, `envd files`,
 # `envd check` diagnostics with exact file:line, exit codes, the options,
 # and, as root, reading another user's files with that user's rights.
@@ -20,10 +20,10 @@ umask 022
 export LC_ALL=C.UTF-8
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(dirname "$here")}
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir/_build/plain}
 ENVD=${ENVD:-$top_builddir/src/envd}
-FIX=$top_srcdir/tests/cli
+FIX=$top_srcdir/tests/e2e/cli
 
 if [ ! -x "$ENVD" ]; then
 	echo "cli.sh: $ENVD is not built" >&2
@@ -45,9 +45,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-# envd under valgrind when ENVD_VALGRIND asks for it (tests/vg_lib.sh); the
+# envd under valgrind when ENVD_VALGRIND asks for it (tests/lib/vg_lib.sh); the
 # wrapper and logs outside $T, for the runs as another user
-. "$here/vg_lib.sh"
+. "$top_srcdir/tests/lib/vg_lib.sh"
 VGT=
 if [ "${ENVD_VALGRIND:-no}" != no ]; then
 	VGT=$(mktemp -d "${TMPDIR:-/tmp}/envd-cli-vg.XXXXXX") || exit 1

@@ -12,7 +12,7 @@
  * environment holds each NAME=VALUE given for the user, each thread ended
  * with the file-system identity and capabilities it started with, and the
  * process ended with the supplementary groups, fsuid, fsgid and
- * capabilities it started with.  Run by tests/e2e_threads.sh as root. */
+ * capabilities it started with.  Run by tests/e2e/e2e_threads.sh as root. */
 #include "config.h"
 
 #include <errno.h>

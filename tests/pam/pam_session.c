@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* pam_session.c - one session of a real user through the libpam this
- * program is linked with, for tests/e2e_confdir.sh (no pamtester: the
+ * program is linked with, for tests/e2e/e2e_confdir.sh (no pamtester: the
  * compatibility cells of ./dev test link it with each Linux-PAM built).
  *
  *   pam_session CONFDIR SERVICE USER OUT

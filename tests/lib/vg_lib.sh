@@ -12,7 +12,7 @@
 # Valgrind and the sanitizers do not mix: a build with ASan (ENVD_SANITIZERS
 # =yes, or a program linked with libasan) is never run under valgrind.
 # Any memcheck error, and any definite leak, is a failure: the run exits
-# with 99 and vg_check shows its log.  tests/valgrind.supp silences only
+# with 99 and vg_check shows its log.  tests/lib/valgrind.supp silences only
 # documented noise of third-party code (libpam, libc, NSS, pamtester).
 #
 # vg_init DIR [PROGRAM...]: decides, probing the PROGRAMs for libasan; when
@@ -50,7 +50,7 @@ vg_init() {
 		echo "vg_lib: ENVD_VALGRIND=yes, but valgrind is not installed" >&2
 		return 1
 	fi
-	supp=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}/tests/valgrind.supp
+	supp=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/tests/lib/valgrind.supp
 	VG_DIR=$dir
 	mkdir -p "$VG_DIR/logs"
 	chmod 755 "$VG_DIR"

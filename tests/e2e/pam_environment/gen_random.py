@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-"""gen_random.py SEED: prints a random ~/.pam_environment for tests/import.sh.
+"""gen_random.py SEED: prints a random ~/.pam_environment for tests/e2e/import.sh.
 
 Lines are drawn from pam_env's syntax and its corners: valid and invalid
 names, NAME=VALUE lines, DEFAULT= and OVERRIDE= (quoted, empty, repeated),

@@ -16,7 +16,7 @@
 # whose tool is missing still checks the variables and says what it skips.
 # Nothing reaches the network: file:// URLs, and 127.0.0.1 for wget.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/e2e_lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
 
 u=$(e2e_user t)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-# tests/audit.sh - envd audit on PAM stacks: the hand-made cases of
-# tests/audit-stacks/cases (each gets one thing right or wrong, and each
+# tests/e2e/audit.sh - envd audit on PAM stacks: the hand-made cases of
+# tests/e2e/audit-stacks/cases (each gets one thing right or wrong, and each
 # finding is checked as its exact line), stacks made here (include depth,
 # long lines, control bytes in names), the Debian 12 display-manager and
-# login stacks of tests/audit-stacks/debian with the pair right and then
+# login stacks of tests/e2e/audit-stacks/debian with the pair right and then
 # with a helper in the wrong place, the JSON form, usage errors and
 # failures.  (Not tests/audit/: make's built-in %: %.sh rule would take
 # that name for a program made from audit.sh.)  No root needed:
@@ -25,11 +25,11 @@ umask 022
 export LC_ALL=C.UTF-8
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(dirname "$here")}
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir/_build/plain}
 ENVD=${ENVD:-$top_builddir/src/envd}
-CASES=$top_srcdir/tests/audit-stacks/cases
-DEBIAN=$top_srcdir/tests/audit-stacks/debian
+CASES=$top_srcdir/tests/e2e/audit-stacks/cases
+DEBIAN=$top_srcdir/tests/e2e/audit-stacks/debian
 
 if [ ! -x "$ENVD" ]; then
 	echo "audit.sh: $ENVD is not built" >&2
