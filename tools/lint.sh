@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-# tests/lint.sh [-o DIR] [CHECK...] - the static checks, each of which must
+# tools/lint.sh [-o DIR] [CHECK...] - the static checks, each of which must
 # be clean:
 #   format     clang-format --dry-run -Werror over every C source of the tree
 #   cppcheck   cppcheck (warning, portability, performance) on lib/, src/,
