@@ -6,7 +6,7 @@
  *
  * The aim is an equivalent file, so the reader reproduces what Linux-PAM
  * 1.5.2's pam_env does with that file, quirks included, as established from
- * its behaviour (tests/import.sh runs both through the same PAM stack):
+ * its behaviour (tests/e2e/import.sh runs both through the same PAM stack):
  *
  * - Lines are assembled in an 8 KiB buffer.  A line that starts blank or
  *   with '#' is skipped (also in the middle of a continued line); elsewhere

@@ -2,7 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* policy_cmd.c - `envd policy`: what the default policy refuses in user
  * files, what it allows back, and which values it refuses, each with its
- * reason, read from the engine's tables (lib/policy.c).  tests/cli.sh holds
+ * reason, read from the engine's tables (lib/policy.c).  tests/e2e/cli.sh holds
  * pam_envd(8) and SECURITY.md to this output. */
 #include "config.h"
 
