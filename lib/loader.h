@@ -8,10 +8,9 @@
 #include "scan.h"
 
 struct envd_result {
-	struct envd_arena arena; /* paths, variables, the tables below */
 	struct envd_store store;
-	struct envd_var *vars;
-	struct envd_file *files;
+	struct envd_var *vars;   /* malloc'd, pointing into store */
+	struct envd_file *files; /* malloc'd, each path malloc'd */
 	size_t nfiles;
 	size_t ndiag;
 };
@@ -25,7 +24,7 @@ struct loader {
 	struct envd_scan scan;
 	struct envd_buf xbuf;       /* expansion output, reused for every value */
 	struct envd_buf kbuf, vbuf; /* the parser's, reused for every file */
-	char **dir_paths;           /* per directory index, owned by res */
+	char **dir_paths;           /* per directory index, malloc'd, freed by envd_load */
 	size_t ndirs;
 	size_t input_bytes;
 	size_t expansion_left;

@@ -133,10 +133,9 @@ uint64_t envd_hash(const char *s, size_t n)
 	return envd_siphash13(hash_key, s, n);
 }
 
-void envd_store_init(struct envd_store *s, struct envd_arena *arena)
+void envd_store_init(struct envd_store *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->arena = arena;
 }
 
 void envd_store_free(struct envd_store *s)
@@ -144,8 +143,7 @@ void envd_store_free(struct envd_store *s)
 	size_t i;
 
 	for (i = 0; !s->borrowed && i < s->n; i++)
-		if (s->v[i].heap)
-			free(s->v[i].name); /* the value shares the name's block */
+		free(s->v[i].name); /* the value shares the name's block */
 	free(s->v);
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
@@ -245,11 +243,8 @@ static inline int reserve(struct envd_store *s)
 	return grow_slots(s);
 }
 
-/* An entry is one block, "NAME\0VALUE\0", from the arena when there is one.
- * A new value is written in place when it fits the old one; otherwise the
- * block moves to the heap, and later values reallocate it there: repeated
- * appends (PATH=$PATH:...) grow one block instead of leaving copies behind
- * in the arena. */
+/* An entry is one malloc'd block, "NAME\0VALUE\0"; a new value reallocates
+ * it. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line,
                      bool user_side)
@@ -267,27 +262,17 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	i = probe(s, name, name_len, h, &found);
 	if (found) {
 		e = &s->v[s->slots[i] - 1];
-		block = e->name;
-		if (e->heap) {
-			block = realloc(e->name, size);
-			if (!block)
-				return -ENOMEM;
-		} else if (value_len > e->value_len) {
-			block = malloc(size);
-			if (!block)
-				return -ENOMEM;
-			memcpy(block, e->name, name_len + 1);
-			e->heap = true;
-		}
+		block = realloc(e->name, size);
+		if (!block)
+			return -ENOMEM;
 		s->bytes -= e->value_len;
 	} else {
-		block = s->arena ? envd_arena_alloc(s->arena, size) : malloc(size);
+		block = malloc(size);
 		if (!block)
 			return -ENOMEM;
 		e = add_entry(s, i);
 		if (!e) {
-			if (!s->arena)
-				free(block);
+			free(block);
 			s->slots[i] = 0;
 			return -ENOMEM;
 		}
@@ -295,7 +280,6 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 		block[name_len] = '\0';
 		e->name_len = name_len;
 		e->hash = h;
-		e->heap = !s->arena;
 		s->bytes += name_len + 2;
 	}
 	e->name = block;
