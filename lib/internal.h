@@ -107,7 +107,7 @@ void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_
 
 /* ---- ordered, hash-indexed variable store ---- */
 struct envd_entry {
-	char *name; /* NUL-terminated, except in a borrowing store */
+	char *name; /* NUL-terminated; one malloc'd block with the value */
 	char *value;
 	size_t name_len;
 	size_t value_len;
@@ -122,8 +122,7 @@ struct envd_store {
 	size_t n, cap;
 	uint32_t *slots; /* index+1 into v, 0 = empty; open addressing */
 	size_t nslots;
-	size_t bytes;  /* sum of name_len + value_len + 2 */
-	bool borrowed; /* names and values belong to the caller */
+	size_t bytes; /* sum of name_len + value_len + 2 */
 };
 
 void envd_store_init(struct envd_store *s);
@@ -136,18 +135,10 @@ uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n);
 uint64_t envd_hash(const char *s, size_t n);
 /* envd_store_find with the hash of name computed once by the caller. */
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
-/* Sets name (hash h) to value (copied).  Returns 0, -ENOMEM, or -EINVAL
- * for a borrowing store. */
+/* Sets name (hash h) to value (both copied).  Returns 0 or -ENOMEM. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line,
                      bool user_side);
-/* Indexes name (not NUL-terminated: name_len bytes) and value without
- * copying them: they must outlive the store, which then borrows for good
- * (set is refused).  A name already there keeps its first value.  Returns
- * 0, 1 (already there: nothing changed), -ENOMEM, or -EINVAL for an owning
- * store. */
-int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                        const char *value, size_t value_len);
 
 /* ---- capabilities (caps.c) ---- */
 

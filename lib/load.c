@@ -577,13 +577,13 @@ static int index_base(struct loader *ld)
 			continue;
 		len = (size_t)(eq - *p);
 		h = envd_hash(*p, len);
-		/* base_env outlives the load: indexed, not copied; the first
-		 * occurrence wins, as getenv() finds it */
-		r = envd_store_borrow_h(&ld->base, *p, len, h, eq + 1, strlen(eq + 1));
+		/* the first occurrence wins, as getenv() finds it */
+		if (envd_store_find_h(&ld->base, *p, len, h) != SIZE_MAX)
+			continue;
+		r = envd_store_set_h(&ld->base, *p, len, h, eq + 1, strlen(eq + 1), NULL, 0, false);
 		if (r < 0)
 			return r;
-		if (r == 0)
-			ld->base_index[ld->base.n - 1] = (size_t)(p - ld->cfg->base_env);
+		ld->base_index[ld->base.n - 1] = (size_t)(p - ld->cfg->base_env);
 	}
 	return 0;
 }

@@ -19,7 +19,7 @@ struct loader {
 	const struct envd_config *cfg;
 	struct envd_result *res;
 	struct envd_diag_sink sink;
-	struct envd_store base; /* index of base_env */
+	struct envd_store base; /* a copy of base_env, first occurrences */
 	size_t *base_index;     /* per base entry: its position in base_env */
 	struct envd_scan scan;
 	struct envd_buf xbuf;       /* expansion output, reused for every value */

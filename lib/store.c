@@ -142,7 +142,7 @@ void envd_store_free(struct envd_store *s)
 {
 	size_t i;
 
-	for (i = 0; !s->borrowed && i < s->n; i++)
+	for (i = 0; i < s->n; i++)
 		free(s->v[i].name); /* the value shares the name's block */
 	free(s->v);
 	free(s->slots);
@@ -254,8 +254,8 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	size_t i, size;
 	char *block;
 
-	if (s->borrowed || reserve(s) < 0)
-		return s->borrowed ? -EINVAL : -ENOMEM;
+	if (reserve(s) < 0)
+		return -ENOMEM;
 	if (value_len > SIZE_MAX - name_len - 2)
 		return -ENOMEM;
 	size = name_len + 1 + value_len + 1;
@@ -291,35 +291,5 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	e->line = line;
 	e->user_side = user_side;
 	s->bytes += value_len;
-	return 0;
-}
-
-int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                        const char *value, size_t value_len)
-{
-	struct envd_entry *e;
-	bool found = false;
-	size_t i;
-
-	if ((s->n && !s->borrowed) || reserve(s) < 0)
-		return s->n && !s->borrowed ? -EINVAL : -ENOMEM;
-	s->borrowed = true;
-	i = probe(s, name, name_len, h, &found);
-	if (found)
-		return 1; /* the first one stays */
-	e = add_entry(s, i);
-	if (!e) {
-		s->slots[i] = 0;
-		return -ENOMEM;
-	}
-	e->name_len = name_len;
-	e->hash = h;
-	s->bytes += name_len + 2 + value_len;
-	e->name = (char *)name;
-	e->value = (char *)value;
-	e->value_len = value_len;
-	e->file = NULL;
-	e->line = 0;
-	e->user_side = false;
 	return 0;
 }
