@@ -75,6 +75,17 @@ char *envd_buf_steal(struct envd_buf *b, size_t *len)
 	return p;
 }
 
+char *envd_memdup0(const char *s, size_t n)
+{
+	char *p = n < SIZE_MAX ? malloc(n + 1) : NULL;
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
 char *envd_join(const char *a, char sep, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);

@@ -373,33 +373,17 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
 	return fd;
 }
 
-/* The read buffer: from the arena, whose memory stays until the load ends
- * (growing leaves the old buffer behind: rare, since st_size is right for
- * every file that does not change while it is read, and bounded by the
- * caller's cap on bytes read); from the heap without one. */
-static char *buffer(struct envd_arena *a, char *old, size_t n, size_t cap)
-{
-	char *nb;
-
-	if (!a)
-		return realloc(old, cap);
-	nb = envd_arena_array(a, cap, 1);
-	if (nb && n)
-		memcpy(nb, old, n);
-	return nb;
-}
-
-/* Reads fd to its end, at most max bytes.  Returns 0, -EFBIG over max,
- * -ENOMEM, or read's errno. */
-static int read_capped(int fd, size_t max, size_t hint, struct envd_arena *a, char **data,
-                       size_t *len, const char **reason)
+/* Reads fd to its end, at most max bytes, into a malloc'd buffer.  Returns
+ * 0, -EFBIG over max, -ENOMEM, or read's errno. */
+static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len,
+                       const char **reason)
 {
 	/* st_size + 1: a file that did not change reads whole, and the next
 	 * read's 0 ends it without a reallocation; no size (a pseudo file)
 	 * starts at a page */
 	size_t cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
 	size_t n = 0;
-	char *buf = buffer(a, NULL, 0, cap), *nb;
+	char *buf = malloc(cap), *nb;
 	ssize_t got;
 	int r = 0;
 
@@ -408,7 +392,7 @@ static int read_capped(int fd, size_t max, size_t hint, struct envd_arena *a, ch
 	while (r == 0) {
 		if (n == cap) {
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = buffer(a, buf, n, cap);
+			nb = realloc(buf, cap);
 			if (!nb) {
 				r = failed(ENOMEM, reason, NULL);
 				break;
@@ -429,13 +413,12 @@ static int read_capped(int fd, size_t max, size_t hint, struct envd_arena *a, ch
 			r = -EFBIG;
 		}
 	}
-	if (!a)
-		free(buf);
+	free(buf);
 	return r;
 }
 
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
-                   struct envd_arena *a, char **data, size_t *len, const char **reason)
+                   char **data, size_t *len, const char **reason)
 {
 	struct walked w = {.dirfd = -1};
 	struct stat st;
@@ -492,13 +475,12 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 	else
 		r = check_fs(fd, reason);
 	if (r == 0)
-		r = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, a, data, len,
+		r = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, data, len,
 		                reason);
 	close(fd);
 	if (r == 0 && *len == 0) {
 		/* an empty file reads nothing and only masks, as in systemd */
-		if (!a)
-			free(*data);
+		free(*data);
 		*data = NULL;
 		*reason = "empty file";
 	}
@@ -509,7 +491,7 @@ int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_
                    const char **reason)
 {
 	struct envd_check chk = {.owner_a = owner, .owner_b = 0};
-	int r = envd_read_file(AT_FDCWD, path, &chk, max, NULL, data, len, reason);
+	int r = envd_read_file(AT_FDCWD, path, &chk, max, data, len, reason);
 
 	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

@@ -69,27 +69,8 @@ struct envd_expand_state {
 /* ---- byte buffers: struct envd_buf is in envd.h ---- */
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
-
-/* ---- arena: many small allocations freed at once ---- */
-struct envd_arena_chunk;
-struct envd_arena {
-	struct envd_arena_chunk *head; /* the current chunk, then older and big ones */
-	char *cur;                     /* free space of the current chunk */
-	size_t left;
-	size_t next_size; /* of the next chunk; 0: the first */
-};
-
-void envd_arena_init(struct envd_arena *a);
-/* Frees every chunk; the arena is empty and usable again. */
-void envd_arena_free(struct envd_arena *a);
-/* n bytes aligned for any type; NULL without memory. */
-void *envd_arena_alloc(struct envd_arena *a, size_t n);
-/* n elements of size bytes, not zeroed; NULL on overflow or without memory. */
-void *envd_arena_array(struct envd_arena *a, size_t n, size_t size);
-/* A NUL-terminated copy of n bytes of s (unaligned). */
-char *envd_arena_memdup0(struct envd_arena *a, const char *s, size_t n);
-/* "x" sep "y", like envd_join. */
-char *envd_arena_join(struct envd_arena *a, const char *x, char sep, const char *y);
+/* A malloc'd, NUL-terminated copy of n bytes of s; NULL without memory. */
+char *envd_memdup0(const char *s, size_t n);
 
 /* Expands in[0..len) into b (emptied first; its cap becomes st->max_out).
  * Returns 0, -ENOMEM, or -E2BIG (output or budget exceeded), -ELOOP
@@ -126,14 +107,13 @@ void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_
 
 /* ---- ordered, hash-indexed variable store ---- */
 struct envd_entry {
-	char *name; /* NUL-terminated, except in a borrowing store */
+	char *name; /* NUL-terminated; one malloc'd block with the value */
 	char *value;
 	size_t name_len;
 	size_t value_len;
 	uint64_t hash;
 	const char *file; /* not owned */
 	unsigned line;
-	bool heap;      /* the block is malloc'd, not the arena's */
 	bool user_side; /* set from the user directory */
 };
 
@@ -142,14 +122,10 @@ struct envd_store {
 	size_t n, cap;
 	uint32_t *slots; /* index+1 into v, 0 = empty; open addressing */
 	size_t nslots;
-	size_t bytes;             /* sum of name_len + value_len + 2 */
-	bool borrowed;            /* names and values belong to the caller */
-	struct envd_arena *arena; /* NULL: every block is malloc'd */
+	size_t bytes; /* sum of name_len + value_len + 2 */
 };
 
-/* arena: where the entries' blocks come from (it must outlive the
- * store), or NULL for malloc. */
-void envd_store_init(struct envd_store *s, struct envd_arena *arena);
+void envd_store_init(struct envd_store *s);
 void envd_store_free(struct envd_store *s);
 /* Index of name, or SIZE_MAX. */
 size_t envd_store_find(const struct envd_store *s, const char *name, size_t len);
@@ -159,18 +135,10 @@ uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n);
 uint64_t envd_hash(const char *s, size_t n);
 /* envd_store_find with the hash of name computed once by the caller. */
 size_t envd_store_find_h(const struct envd_store *s, const char *name, size_t len, uint64_t h);
-/* Sets name (hash h) to value (copied).  Returns 0, -ENOMEM, or -EINVAL
- * for a borrowing store. */
+/* Sets name (hash h) to value (both copied).  Returns 0 or -ENOMEM. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line,
                      bool user_side);
-/* Indexes name (not NUL-terminated: name_len bytes) and value without
- * copying them: they must outlive the store, which then borrows for good
- * (set is refused).  A name already there keeps its first value.  Returns
- * 0, 1 (already there: nothing changed), -ENOMEM, or -EINVAL for an owning
- * store. */
-int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                        const char *value, size_t value_len);
 
 /* ---- capabilities (caps.c) ---- */
 
@@ -203,7 +171,7 @@ struct envd_check {
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
                   const char **reason);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
- * into a buffer from arena a, or a malloc'd one when a is NULL.  Returns 0
+ * into a malloc'd buffer.  Returns 0
  * with the contents in *data and *len (*data NULL for an empty file),
  * ENVD_READ_MASKS when the entry is no file to read and only masks its
  * name (/dev/null, a directory, a dangling link: *reason says which);
@@ -212,6 +180,6 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
  * another errno (cannot be opened, examined or read). */
 #define ENVD_READ_MASKS 1
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
-                   struct envd_arena *a, char **data, size_t *len, const char **reason);
+                   char **data, size_t *len, const char **reason);
 
 #endif

@@ -76,7 +76,7 @@ static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, chk, max, &ld->scan.mem, &e->data, &e->len, &e->reason);
+	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &e->reason);
 	if (r == -ENOMEM)
 		return r;
 	if (r == 0 && e->data) {
@@ -496,7 +496,7 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	};
 	struct envd_result *res = ld->res;
 	struct envd_file *f;
-	char *path = envd_arena_join(&res->arena, ld->dir_paths[e->dir], '/', e->name);
+	char *path = envd_join(ld->dir_paths[e->dir], '/', e->name);
 
 	if (!path)
 		return -ENOMEM;
@@ -577,13 +577,13 @@ static int index_base(struct loader *ld)
 			continue;
 		len = (size_t)(eq - *p);
 		h = envd_hash(*p, len);
-		/* base_env outlives the load: indexed, not copied; the first
-		 * occurrence wins, as getenv() finds it */
-		r = envd_store_borrow_h(&ld->base, *p, len, h, eq + 1, strlen(eq + 1));
+		/* the first occurrence wins, as getenv() finds it */
+		if (envd_store_find_h(&ld->base, *p, len, h) != SIZE_MAX)
+			continue;
+		r = envd_store_set_h(&ld->base, *p, len, h, eq + 1, strlen(eq + 1), NULL, 0, false);
 		if (r < 0)
 			return r;
-		if (r == 0)
-			ld->base_index[ld->base.n - 1] = (size_t)(p - ld->cfg->base_env);
+		ld->base_index[ld->base.n - 1] = (size_t)(p - ld->cfg->base_env);
 	}
 	return 0;
 }
@@ -601,11 +601,11 @@ static int set_dirs(struct loader *ld)
 		n++;
 	if (n + 1 > ENVD_MAX_DIRS)
 		return -EINVAL;
-	ld->dir_paths = envd_arena_array(&ld->res->arena, n + 1, sizeof(char *));
+	ld->dir_paths = calloc(n + 1, sizeof(char *));
 	if (!ld->dir_paths)
 		return -ENOMEM;
 	if (cfg->user_dir) {
-		p = envd_arena_memdup0(&ld->res->arena, cfg->user_dir, strlen(cfg->user_dir));
+		p = envd_memdup0(cfg->user_dir, strlen(cfg->user_dir));
 		if (!p)
 			return -ENOMEM;
 		ld->dir_paths[ld->ndirs++] = p;
@@ -615,7 +615,7 @@ static int set_dirs(struct loader *ld)
 
 		if (sys[i][0] != '/')
 			return -EINVAL;
-		p = envd_arena_alloc(&ld->res->arena, rl + sl + 1);
+		p = malloc(rl + sl + 1);
 		if (!p)
 			return -ENOMEM;
 		if (rl)
@@ -631,10 +631,9 @@ static int finish(struct loader *ld)
 	struct envd_result *res = ld->res;
 	size_t i;
 
-	res->vars = envd_arena_array(&res->arena, res->store.n + 1, sizeof(*res->vars));
+	res->vars = calloc(res->store.n + 1, sizeof(*res->vars));
 	if (!res->vars)
 		return -ENOMEM;
-	res->vars[res->store.n] = (struct envd_var){0};
 	for (i = 0; i < res->store.n; i++) {
 		const struct envd_entry *e = &res->store.v[i];
 
@@ -669,9 +668,8 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	envd_buf_init(&ld.xbuf, 0);
 	envd_buf_init(&ld.kbuf, 0);
 	envd_buf_init(&ld.vbuf, 0);
-	envd_arena_init(&ld.res->arena);
-	envd_store_init(&ld.res->store, &ld.res->arena);
-	envd_store_init(&ld.base, NULL);
+	envd_store_init(&ld.res->store);
+	envd_store_init(&ld.base);
 
 	r = set_dirs(&ld);
 	if (r == 0)
@@ -681,12 +679,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	if (r == 0)
 		r = load_system(&ld, cfg->user_dir ? 1 : 0);
 	if (r == 0) {
-		ld.res->files =
-		    envd_arena_array(&ld.res->arena, ld.scan.n + 1, sizeof(*ld.res->files));
+		ld.res->files = calloc(ld.scan.n + 1, sizeof(*ld.res->files));
 		if (!ld.res->files)
 			r = -ENOMEM;
-		else
-			ld.res->files[ld.scan.n] = (struct envd_file){0};
 	}
 	for (i = 0; r == 0 && i < ld.scan.n; i++) {
 		r = add_file(&ld, &ld.scan.v[i]);
@@ -702,6 +697,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	envd_buf_free(&ld.vbuf);
 	envd_store_free(&ld.base);
 	free(ld.base_index);
+	for (i = 0; i < ld.ndirs; i++)
+		free(ld.dir_paths[i]);
+	free(ld.dir_paths);
 	if (r < 0) {
 		envd_result_free(ld.res);
 		return r;
@@ -712,10 +710,15 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 
 void envd_result_free(struct envd_result *res)
 {
+	size_t i;
+
 	if (!res)
 		return;
+	for (i = 0; i < res->nfiles; i++)
+		free((char *)res->files[i].path);
+	free(res->files);
+	free(res->vars);
 	envd_store_free(&res->store);
-	envd_arena_free(&res->arena);
 	free(res);
 }
 

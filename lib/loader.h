@@ -8,10 +8,9 @@
 #include "scan.h"
 
 struct envd_result {
-	struct envd_arena arena; /* paths, variables, the tables below */
 	struct envd_store store;
-	struct envd_var *vars;
-	struct envd_file *files;
+	struct envd_var *vars;   /* malloc'd, pointing into store */
+	struct envd_file *files; /* malloc'd, each path malloc'd */
 	size_t nfiles;
 	size_t ndiag;
 };
@@ -20,12 +19,12 @@ struct loader {
 	const struct envd_config *cfg;
 	struct envd_result *res;
 	struct envd_diag_sink sink;
-	struct envd_store base; /* index of base_env */
+	struct envd_store base; /* a copy of base_env, first occurrences */
 	size_t *base_index;     /* per base entry: its position in base_env */
 	struct envd_scan scan;
 	struct envd_buf xbuf;       /* expansion output, reused for every value */
 	struct envd_buf kbuf, vbuf; /* the parser's, reused for every file */
-	char **dir_paths;           /* per directory index, owned by res */
+	char **dir_paths;           /* per directory index, malloc'd, freed by envd_load */
 	size_t ndirs;
 	size_t input_bytes;
 	size_t expansion_left;

@@ -98,8 +98,9 @@ static const unsigned char stops[256] = {
 
 /* The end of the run that starts at buf[i]: the first byte at or after i
  * that stops state's runs, or len.  Runs are copied with one append, not
- * byte by byte through the state machine: that saves 45,000 instructions,
- * 1.7% of a login process, on bench's small tree (40 assignments). */
+ * byte by byte through the state machine: a plain per-byte parser costs a
+ * whole login 1,280,289 more instructions, 1.9% (bench/login.py, su, the
+ * medium tree: 68,393,266 against 67,112,977). */
 static size_t run_end(const char *buf, size_t i, size_t len, unsigned state_bit)
 {
 	while (i < len && !(stops[(unsigned char)buf[i]] & state_bit))

@@ -77,7 +77,7 @@ static int push_name(struct envd_scan *sc, const char *name, size_t dir)
 	}
 	e = &sc->v[sc->n];
 	memset(e, 0, sizeof(*e));
-	e->name = envd_arena_memdup0(&sc->mem, name, strlen(name));
+	e->name = envd_memdup0(name, strlen(name));
 	if (!e->name)
 		return -ENOMEM;
 	e->dir = dir;
@@ -178,7 +178,12 @@ void envd_scan_sort(struct envd_scan *sc)
 
 void envd_scan_free(struct envd_scan *sc)
 {
+	size_t i;
+
+	for (i = 0; i < sc->n; i++) {
+		free(sc->v[i].name);
+		free(sc->v[i].data);
+	}
 	free(sc->v);
-	envd_arena_free(&sc->mem);
 	memset(sc, 0, sizeof(*sc));
 }

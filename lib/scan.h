@@ -22,14 +22,13 @@ struct envd_scan_entry {
 	const char *reason;  /* static string */
 	enum envd_code code; /* diagnostic code when SKIPPED */
 	bool empty;          /* MASKS: an empty file */
-	char *data;          /* contents, when READ (in the scan's arena) */
+	char *data;          /* contents, when READ (malloc'd) */
 	size_t len;
 };
 
 struct envd_scan {
-	struct envd_scan_entry *v;
+	struct envd_scan_entry *v; /* each entry owns its name and data */
 	size_t n, cap;
-	struct envd_arena mem; /* the entries' names and data */
 };
 
 struct envd_scan_report {

@@ -133,19 +133,17 @@ uint64_t envd_hash(const char *s, size_t n)
 	return envd_siphash13(hash_key, s, n);
 }
 
-void envd_store_init(struct envd_store *s, struct envd_arena *arena)
+void envd_store_init(struct envd_store *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->arena = arena;
 }
 
 void envd_store_free(struct envd_store *s)
 {
 	size_t i;
 
-	for (i = 0; !s->borrowed && i < s->n; i++)
-		if (s->v[i].heap)
-			free(s->v[i].name); /* the value shares the name's block */
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].name); /* the value shares the name's block */
 	free(s->v);
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
@@ -245,11 +243,8 @@ static inline int reserve(struct envd_store *s)
 	return grow_slots(s);
 }
 
-/* An entry is one block, "NAME\0VALUE\0", from the arena when there is one.
- * A new value is written in place when it fits the old one; otherwise the
- * block moves to the heap, and later values reallocate it there: repeated
- * appends (PATH=$PATH:...) grow one block instead of leaving copies behind
- * in the arena. */
+/* An entry is one malloc'd block, "NAME\0VALUE\0"; a new value reallocates
+ * it. */
 int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
                      const char *value, size_t value_len, const char *file, unsigned line,
                      bool user_side)
@@ -259,35 +254,25 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	size_t i, size;
 	char *block;
 
-	if (s->borrowed || reserve(s) < 0)
-		return s->borrowed ? -EINVAL : -ENOMEM;
+	if (reserve(s) < 0)
+		return -ENOMEM;
 	if (value_len > SIZE_MAX - name_len - 2)
 		return -ENOMEM;
 	size = name_len + 1 + value_len + 1;
 	i = probe(s, name, name_len, h, &found);
 	if (found) {
 		e = &s->v[s->slots[i] - 1];
-		block = e->name;
-		if (e->heap) {
-			block = realloc(e->name, size);
-			if (!block)
-				return -ENOMEM;
-		} else if (value_len > e->value_len) {
-			block = malloc(size);
-			if (!block)
-				return -ENOMEM;
-			memcpy(block, e->name, name_len + 1);
-			e->heap = true;
-		}
+		block = realloc(e->name, size);
+		if (!block)
+			return -ENOMEM;
 		s->bytes -= e->value_len;
 	} else {
-		block = s->arena ? envd_arena_alloc(s->arena, size) : malloc(size);
+		block = malloc(size);
 		if (!block)
 			return -ENOMEM;
 		e = add_entry(s, i);
 		if (!e) {
-			if (!s->arena)
-				free(block);
+			free(block);
 			s->slots[i] = 0;
 			return -ENOMEM;
 		}
@@ -295,7 +280,6 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 		block[name_len] = '\0';
 		e->name_len = name_len;
 		e->hash = h;
-		e->heap = !s->arena;
 		s->bytes += name_len + 2;
 	}
 	e->name = block;
@@ -307,35 +291,5 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	e->line = line;
 	e->user_side = user_side;
 	s->bytes += value_len;
-	return 0;
-}
-
-int envd_store_borrow_h(struct envd_store *s, const char *name, size_t name_len, uint64_t h,
-                        const char *value, size_t value_len)
-{
-	struct envd_entry *e;
-	bool found = false;
-	size_t i;
-
-	if ((s->n && !s->borrowed) || reserve(s) < 0)
-		return s->n && !s->borrowed ? -EINVAL : -ENOMEM;
-	s->borrowed = true;
-	i = probe(s, name, name_len, h, &found);
-	if (found)
-		return 1; /* the first one stays */
-	e = add_entry(s, i);
-	if (!e) {
-		s->slots[i] = 0;
-		return -ENOMEM;
-	}
-	e->name_len = name_len;
-	e->hash = h;
-	s->bytes += name_len + 2 + value_len;
-	e->name = (char *)name;
-	e->value = (char *)value;
-	e->value_len = value_len;
-	e->file = NULL;
-	e->line = 0;
-	e->user_side = false;
 	return 0;
 }

@@ -4,8 +4,7 @@
  * unit_store.c - the ordered, hash-indexed variable store (internal.h), and
  * the same guarantees seen through envd_load: order of first definition,
  * the later value wins, many names, and exact matching of names that share
- * a length, a prefix or a hash block.  Also the arena the load allocates
- * from, and the store's blocks in it.
+ * a length, a prefix or a hash block.
  */
 #include "config.h"
 
@@ -44,7 +43,7 @@ static void test_empty(void **state)
 	struct envd_store s;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	assert_int_equal(envd_store_find(&s, "A", 1), SIZE_MAX);
 	assert_int_equal(envd_store_find(&s, "", 0), SIZE_MAX);
 	assert_int_equal(s.n, 0);
@@ -61,7 +60,7 @@ static void test_order_of_first_definition(void **state)
 	struct envd_store s;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	set(&s, "B", "1");
 	set(&s, "A", "1");
 	set(&s, "C", "1");
@@ -82,7 +81,7 @@ static void test_later_wins(void **state)
 	struct envd_store s;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	set(&s, "A", "first");
 	assert_int_equal(envd_store_set(&s, "A", 1, "second", 6, "file2", 9), 0);
 	assert_string_equal(get(&s, "A"), "second");
@@ -107,7 +106,7 @@ static void test_copies(void **state)
 	char name[] = "NAME_TAIL", value[] = "value-tail";
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	assert_int_equal(envd_store_set(&s, name, 4, value, 5, NULL, 0), 0);
 	memset(name, 'Z', sizeof(name) - 1);
 	memset(value, 'Z', sizeof(value) - 1);
@@ -147,7 +146,7 @@ static void test_exact_names(void **state)
 	size_t i;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	for (i = 0; i < TU_LEN(names); i++)
 		set(&s, names[i], names[i]);
 	for (i = 0; i < TU_LEN(names); i++) {
@@ -177,7 +176,7 @@ static void test_many_names(void **state)
 	size_t i;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	for (i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "VAR_%06zu", i);
 		snprintf(value, sizeof(value), "%zu", i);
@@ -212,7 +211,7 @@ static void test_colliding_lengths(void **state)
 	size_t len, pos;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	for (len = 1; len <= 64; len++) {
 		memset(name, 'A', len);
 		assert_int_equal(envd_store_set(&s, name, len, name, len, NULL, 0), 0);
@@ -358,7 +357,7 @@ static void test_bytes_accounting(void **state)
 	struct envd_store s;
 
 	(void)state;
-	envd_store_init(&s, NULL);
+	envd_store_init(&s);
 	set(&s, "AB", "123");
 	assert_int_equal(s.bytes, 2 + 3 + 2);
 	set(&s, "C", "");
@@ -428,108 +427,35 @@ static void test_load_many_names(void **state)
 	tu_tree_free(&t);
 }
 
-/* ---- arena ---- */
-
-static void test_arena_alignment_and_chunks(void **state)
+/* A value rewritten shorter, longer and much longer keeps its name, its
+ * place and the byte count; freeing frees every block (ASan and valgrind
+ * would see a leak). */
+static void test_store_rewrite(void **state)
 {
-	struct envd_arena a;
-	char *prev = NULL;
-	size_t i;
-
-	(void)state;
-	envd_arena_init(&a);
-	/* many small pieces across several chunks: aligned, distinct, intact */
-	for (i = 0; i < 5000; i++) {
-		char *s = envd_arena_memdup0(&a, "abc", 1 + i % 3);
-		size_t *n = envd_arena_alloc(&a, sizeof(*n));
-
-		assert_non_null(s);
-		assert_non_null(n);
-		assert_int_equal((uintptr_t)n % _Alignof(max_align_t), 0);
-		assert_int_equal(strlen(s), 1 + i % 3);
-		assert_memory_equal(s, "abc", 1 + i % 3);
-		*n = i;
-		if (prev)
-			assert_true(s != prev);
-		prev = s;
-	}
-	envd_arena_free(&a);
-	assert_null(a.head);
-	/* freed arenas are empty and usable again */
-	assert_string_equal(envd_arena_join(&a, "/etc", '/', "x.conf"), "/etc/x.conf");
-	envd_arena_free(&a);
-}
-
-static void test_arena_big_requests(void **state)
-{
-	struct envd_arena a;
-	char *small, *big, *after;
-
-	(void)state;
-	envd_arena_init(&a);
-	/* a big request first: a chunk of its own, and the next small one
-	 * still gets a normal chunk */
-	big = envd_arena_alloc(&a, 1 << 20);
-	assert_non_null(big);
-	memset(big, 'x', 1 << 20);
-	small = envd_arena_memdup0(&a, "s", 1);
-	assert_string_equal(small, "s");
-	/* a big request later: the current chunk stays current */
-	big = envd_arena_alloc(&a, 100000);
-	assert_non_null(big);
-	memset(big, 'y', 100000);
-	after = envd_arena_memdup0(&a, "t", 1);
-	assert_true(after == small + 2); /* right after "s\0" */
-	assert_string_equal(small, "s");
-	/* sizes that overflow are refused, not wrapped */
-	assert_null(envd_arena_array(&a, SIZE_MAX / 2, 4));
-	assert_null(envd_arena_memdup0(&a, "", SIZE_MAX));
-	assert_null(envd_arena_alloc(&a, SIZE_MAX - 4));
-	envd_arena_free(&a);
-}
-
-/* In an arena, a value is rewritten in place while it fits, moves to the
- * heap when it grows, and grows there; freeing frees the heap blocks. */
-static void test_store_in_arena(void **state)
-{
-	struct envd_arena a;
 	struct envd_store s;
 	char big[3000];
 	size_t i;
 
 	(void)state;
-	envd_arena_init(&a);
-	envd_store_init(&s, &a);
+	envd_store_init(&s);
 	set(&s, "PATH", "/usr/bin:/bin");
 	set(&s, "B", "b");
 	i = envd_store_find(&s, "PATH", 4);
-	assert_false(s.v[i].heap);
-	set(&s, "PATH", "/bin"); /* shorter: same block */
-	assert_false(s.v[i].heap);
+	set(&s, "PATH", "/bin");
 	assert_string_equal(get(&s, "PATH"), "/bin");
-	set(&s, "PATH", "/opt/bin:/usr/local/bin:/usr/bin:/bin"); /* longer: to the heap */
-	assert_true(s.v[i].heap);
+	set(&s, "PATH", "/opt/bin:/usr/local/bin:/usr/bin:/bin");
 	assert_string_equal(get(&s, "PATH"), "/opt/bin:/usr/local/bin:/usr/bin:/bin");
 	memset(big, 'p', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	set(&s, "PATH", big); /* grows on the heap */
-	assert_true(s.v[i].heap);
+	for (int k = 0; k < 100; k++)
+		set(&s, "PATH", k % 2 ? big : "/bin");
+	set(&s, "PATH", big);
 	assert_string_equal(get(&s, "PATH"), big);
+	assert_int_equal(envd_store_find(&s, "PATH", 4), i);
 	assert_string_equal(s.v[i].name, "PATH");
 	assert_string_equal(get(&s, "B"), "b");
 	assert_int_equal(s.bytes, bytes_of(&s));
-	/* repeated appends do not pile copies up in the arena */
-	{
-		struct envd_arena_chunk *head = a.head;
-		size_t left = a.left;
-
-		for (int k = 0; k < 100; k++)
-			set(&s, "PATH", k % 2 ? big : "/bin");
-		assert_ptr_equal(a.head, head);
-		assert_int_equal(a.left, left);
-	}
-	envd_store_free(&s); /* frees the heap block: ASan/valgrind would see a leak */
-	envd_arena_free(&a);
+	envd_store_free(&s);
 }
 
 int main(void)
@@ -548,9 +474,7 @@ int main(void)
 	    tu_test(test_bytes_accounting),
 	    tu_test(test_load_order_and_last_value),
 	    tu_test(test_load_many_names),
-	    tu_test(test_arena_alignment_and_chunks),
-	    tu_test(test_arena_big_requests),
-	    tu_test(test_store_in_arena),
+	    tu_test(test_store_rewrite),
 	};
 
 	return cmocka_run_group_tests_name("unit_store", tests, NULL, NULL);

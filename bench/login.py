@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
+"""login.py - what pam_envd costs a real login, in instructions.
+
+    bench/login.py --module NAME=PATH [--module NAME=PATH ...] [--runs N]
+                   [--mode su|pamtester] [--size small|medium|large]
+                   [--user USER] [--keep-user]
+
+Counts the instructions (valgrind --tool=callgrind, total Ir) of one whole
+login, once with no pam_envd line at all ("none") and once per module given.
+A login is
+  su        su -l USER -c true: su with its PAM stack (su-l, common-*), the
+            login shell it starts (/etc/profile, ~/.profile) and true (su
+            runs as a copy without its setuid bit, which valgrind refuses;
+            root needs none);
+  pamtester pamtester -v login USER open_session close_session through
+            Debian's own login service.
+valgrind runs with --trace-children=yes, one output file per process, and
+the figure is their sum: everything the login runs, not only the process
+that loads the module.
+
+Each measurement runs in a private mount namespace (unshare -m) where a copy
+of /etc/pam.d is bind-mounted over /etc/pam.d; that copy's common-session
+ends with "session optional PATH system_dirs=..." for the module measured
+(nothing for "none").  The real /etc/pam.d is never written.  USER
+(default envd-bench) is made with useradd when missing and removed at the
+end unless --keep-user; its ~/.config/environment.d gets the user part of a
+bench/gen_tree.py tree, and system_dirs= points pam_envd at the tree's
+system part, so the module reads the whole tree.
+
+The runs of all modules are interleaved (run 1 of each, then run 2 of each,
+...) and the median of --runs is reported: Ir per login, the difference to
+the first module and that difference as a share of the first module's
+login.  Needs root, valgrind, unshare and useradd.
+"""
+
+import argparse
+import os
+import pwd
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
+
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def die(msg):
+    sys.exit("login.py: " + msg)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--module", action="append", default=[], metavar="NAME=PATH",
+                    help="a pam_envd.so to measure (repeatable)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per module; the median counts")
+    ap.add_argument("--mode", choices=("su", "pamtester"), default="su")
+    ap.add_argument("--size", choices=("small", "medium", "large"), default="medium")
+    ap.add_argument("--user", default="envd-bench")
+    ap.add_argument("--keep-user", action="store_true", help="do not remove a user made here")
+    a = ap.parse_args()
+    mods = [("none", None)]
+    for m in a.module:
+        name, sep, path = m.partition("=")
+        if not sep or not name or not path:
+            die("--module wants NAME=PATH: " + m)
+        if not os.path.isfile(path):
+            die("no such module: " + path)
+        mods.append((name, os.path.abspath(path)))
+    if a.runs < 1:
+        die("--runs must be at least 1")
+    return a, mods
+
+
+def ensure_user(name):
+    """Makes the user when missing; True when it was made here."""
+    try:
+        pwd.getpwnam(name)
+        return False
+    except KeyError:
+        pass
+    p = subprocess.run(["useradd", "-m", "-s", "/bin/bash", "-U", name],
+                       capture_output=True, text=True)
+    if p.returncode:
+        die("useradd %s: %s" % (name, p.stderr.strip()))
+    return True
+
+
+def make_tree(work, size, user):
+    """The gen_tree.py tree: system part in work/root, user part in the
+    user's home.  Returns the system_dirs= value."""
+    pw = pwd.getpwnam(user)
+    root = os.path.join(work, "root")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_tree.py"), "--size", size,
+                    root, pw.pw_dir], check=True, stdout=subprocess.DEVNULL)
+    cfg = os.path.join(pw.pw_dir, ".config")
+    for dirpath, dirnames, filenames in os.walk(cfg):
+        for n in [dirpath] + [os.path.join(dirpath, f) for f in filenames]:
+            os.chown(n, pw.pw_uid, pw.pw_gid)
+    os.chown(cfg, pw.pw_uid, pw.pw_gid)
+    return ":".join(os.path.join(root, d) for d in ("etc/environment.d", "usr/lib/environment.d"))
+
+
+def pam_dir(work, name, module, system_dirs):
+    """A copy of /etc/pam.d whose common-session ends with module's line."""
+    d = os.path.join(work, "pam.d." + name)
+    shutil.copytree("/etc/pam.d", d, symlinks=True)
+    if module:
+        with open(os.path.join(d, "common-session"), "a") as f:
+            f.write("session optional %s system_dirs=%s\n" % (module, system_dirs))
+    return d
+
+
+def measure(work, tag, pamd, mode, user):
+    """Ir of one login: the sum over every process valgrind followed."""
+    out = tempfile.mkdtemp(prefix="cg.%s." % tag, dir=work)
+    os.chmod(out, 0o1777)  # the login shell writes its file as the user
+    login = ([os.path.join(work, "su"), "-l", user, "-c", "true"] if mode == "su" else
+             ["pamtester", "-v", "login", user, "open_session", "close_session"])
+    vg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--vgdb=no",
+          "--callgrind-out-file=" + os.path.join(out, "callgrind.%p")]
+    script = ('mount --make-rprivate / && mount --bind "$1" /etc/pam.d && shift && exec "$@"')
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", pamd] + vg + login,
+                       capture_output=True, text=True, env={"PATH": PATH, "LANG": "C"},
+                       stdin=subprocess.DEVNULL)
+    if p.returncode:
+        die("%s login failed (%d): %s" % (tag, p.returncode, p.stderr.strip()[-2000:]))
+    files = [os.path.join(out, f) for f in os.listdir(out)]
+    if not files:
+        die("no callgrind output for " + tag)
+    total = sum(benchlib.ir_of(f) for f in files)
+    shutil.rmtree(out)
+    return total, len(files)
+
+
+def main():
+    a, mods = parse_args()
+    if os.geteuid() != 0:
+        die("needs root (useradd, unshare -m, mount)")
+    for c in ("valgrind", "unshare", "mount", "useradd", "userdel") + \
+            (("pamtester",) if a.mode == "pamtester" else ("su",)):
+        if not shutil.which(c):
+            die("missing: " + c)
+    made = ensure_user(a.user)
+    work = tempfile.mkdtemp(prefix="envd-login.")
+    os.chmod(work, 0o755)
+    try:
+        # valgrind runs no setuid program: su's copy without the bit (root
+        # needs none)
+        shutil.copyfile(shutil.which("su"), os.path.join(work, "su"))
+        os.chmod(os.path.join(work, "su"), 0o755)
+        system_dirs = make_tree(work, a.size, a.user)
+        dirs = {name: pam_dir(work, name, path, system_dirs) for name, path in mods}
+        ir = {name: [] for name, _ in mods}
+        procs = {}
+        for r in range(a.runs):
+            for name, _ in mods:
+                n, procs[name] = measure(work, name, dirs[name], a.mode, a.user)
+                ir[name].append(n)
+                print("run %d %-12s %d" % (r + 1, name, n), file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if made and not a.keep_user:
+            subprocess.call(["userdel", "-r", a.user], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+    med = {name: int(statistics.median(v)) for name, v in ir.items()}
+    first = mods[1][0] if len(mods) > 1 else mods[0][0]
+    print("login: %s, tree %s, user %s, median of %d runs, Ir summed over %d processes" %
+          (a.mode, a.size, a.user, a.runs, procs[first]))
+    print("%-14s %14s %12s %9s %12s %9s" % ("module", "Ir/login", "vs none", "%", "vs " + first, "%"))
+    for name, _ in mods:
+        m = med[name]
+        dn = m - med["none"]
+        df = m - med[first]
+        print("%-14s %14d %+12d %+8.2f%% %+12d %+8.2f%%" %
+              (name, m, dn, 100.0 * dn / m, df, 100.0 * df / med[first]))
+
+
+if __name__ == "__main__":
+    main()
