@@ -317,6 +317,10 @@ struct envd_var {
 	unsigned line;
 	size_t name_len;
 	bool user_side; /* file is in the user directory */
+	/* The name's value in the caller's own environment (the first
+	 * base_preset entries of base_env), pointing into base_env; NULL where
+	 * it had none.  What puts the name back as it was. */
+	const char *before;
 };
 
 enum envd_file_state {

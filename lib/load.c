@@ -636,14 +636,19 @@ static int finish(struct loader *ld)
 		return -ENOMEM;
 	for (i = 0; i < res->store.n; i++) {
 		const struct envd_entry *e = &res->store.v[i];
+		size_t b = envd_store_find_h(&ld->base, e->name, e->name_len, e->hash);
+		const char *before = NULL;
 
+		if (b != SIZE_MAX && ld->base_index[b] < ld->cfg->base_preset)
+			before = ld->cfg->base_env[ld->base_index[b]] + e->name_len + 1;
 		res->vars[i] = (struct envd_var){.name = e->name,
 		                                 .value = e->value,
 		                                 .value_len = e->value_len,
 		                                 .file = e->file,
 		                                 .line = e->line,
 		                                 .name_len = e->name_len,
-		                                 .user_side = e->user_side};
+		                                 .user_side = e->user_side,
+		                                 .before = before};
 	}
 	return 0;
 }

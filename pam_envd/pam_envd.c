@@ -67,21 +67,23 @@ static void undo_free(pam_handle_t *pamh, void *data, int error_status)
 	free(undo);
 }
 
-/* What puts name (NUL-terminated, name_len bytes) back as it is now. */
-static char *undo_entry(pam_handle_t *pamh, const char *name, size_t name_len)
+/* What puts a variable back as it was: "NAME=before", or "NAME" where the
+ * PAM environment had no such name.  The engine found before in the copy of
+ * the PAM environment it was given (one hash lookup; pam_getenv here would
+ * search the whole environment for every variable). */
+static char *undo_entry(const struct envd_var *v)
 {
-	const char *old = pam_getenv(pamh, name);
-	size_t old_len = old != NULL ? strlen(old) : 0;
-	char *e = malloc(name_len + (old != NULL ? 1 + old_len : 0) + 1);
+	size_t before_len = v->before != NULL ? strlen(v->before) : 0;
+	char *e = malloc(v->name_len + (v->before != NULL ? 1 + before_len : 0) + 1);
 
 	if (e == NULL)
 		return NULL;
-	memcpy(e, name, name_len);
-	if (old == NULL) {
-		e[name_len] = '\0';
+	memcpy(e, v->name, v->name_len);
+	if (v->before == NULL) {
+		e[v->name_len] = '\0';
 	} else {
-		e[name_len] = '=';
-		memcpy(e + name_len + 1, old, old_len + 1);
+		e[v->name_len] = '=';
+		memcpy(e + v->name_len + 1, v->before, before_len + 1);
 	}
 	return e;
 }
@@ -130,7 +132,7 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 	if (entry == NULL)
 		return PAM_BUF_ERR;
 	/* never a value the cleanup instance could not take back */
-	back = undo->n < undo->cap ? undo_entry(pamh, v->name, name_len) : NULL;
+	back = undo->n < undo->cap ? undo_entry(v) : NULL;
 	if (back == NULL) {
 		if (entry != small)
 			free(entry);
