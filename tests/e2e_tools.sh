@@ -230,7 +230,6 @@ r=$(record "$u")
 if [ ! -s "$r" ] || [ ! -s "$OUT/tools.log" ]; then
 	fail "the helpers after the module did not run"
 	e2e_finish
-	exit
 fi
 
 # family DESC TOOL HARMLESS NAME...: the harmless variable arrived, the
@@ -330,7 +329,7 @@ expect_false "no value naming the user's home reaches the root helper" grep -qF 
 [ -z "$E2E_SHIM" ] || expect_true "refusals are logged" \
 	grep -q "20-git.conf:1: GIT_TRACE" "$E2E_LOG"
 
-if [ "$E2E_FAILS" != 0 ]; then
+if [ "$H_FAILS" != 0 ]; then
 	echo "--- what the tools said"
 	cat "$OUT/tools.log"
 fi
