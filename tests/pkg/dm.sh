@@ -45,28 +45,15 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 debdir=${1:?usage: tests/pkg/dm.sh DEBDIR}
 debdir=$(cd "$debdir" 2>/dev/null && pwd) || debdir=$1
-fails=0
-pass() { echo "PASS: dm: $*"; }
-fail() {
-	fails=$((fails + 1))
-	echo "FAIL: dm: $*"
-}
-skip() { echo "SKIP: dm: $*"; }
-skip_all() {
-	skip "$*"
-	exit 77
-}
-finish() {
-	[ "$fails" = 0 ]
-	exit
-}
+. "$top/tests/lib/harness.sh"
+harness_init dm pkg
 t_start=$(date +%s)
 
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
 arch=$(dpkg --print-architecture 2>/dev/null)
 debs=("$debdir/libpam-envd_${version}_$arch.deb" "$debdir/envd_${version}_$arch.deb")
 
-[ "$(id -u)" = 0 ] || skip_all "display managers: needs root"
+need_root "display managers: needs root"
 for d in "${debs[@]}"; do
 	[ -f "$d" ] || skip_all "display managers: no $d (tests/pkg/deb.sh DEBDIR builds it)"
 done
@@ -117,7 +104,7 @@ if command -v pgrep >/dev/null 2>&1; then
 	done
 fi
 
-TMP=$(mktemp -d /tmp/pam-envd-dm.XXXXXX)
+make_tmpdir TMP pam-envd-dm /tmp
 chmod 755 "$TMP"
 mkdir -p "$TMP/bin" "$TMP/out" "$TMP/backup" "$TMP/home"
 chmod 700 "$TMP/out" "$TMP/backup"
@@ -129,7 +116,8 @@ installed=no
 vt_orig=
 greetd_recorders=no
 # teardown: stops what was started, restores what was changed, purges the
-# packages, removes the users (once; again from the trap is a no-op)
+# packages, removes the users (once; again at exit is a no-op)
+# shellcheck disable=SC2317 # run at exit too
 teardown() {
 	local p u i f
 	for p in "${PIDS[@]}"; do stop_pid "$p"; done
@@ -161,13 +149,7 @@ teardown() {
 	done
 	PIDS=() RESTORE=() REMOVE=() USERS=() vt_orig='' installed=no
 }
-# shellcheck disable=SC2317 # run from the trap
-cleanup() {
-	teardown
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit teardown
 
 # stop_pid PID: SIGTERM, up to 10 s, then SIGKILL
 stop_pid() {
