@@ -33,11 +33,7 @@ DEBIAN=$top_srcdir/tests/audit-stacks/debian
 
 . "$top_srcdir/tests/lib/harness.sh"
 harness_init audit.sh check
-
-if [ ! -x "$ENVD" ]; then
-	echo "audit.sh: $ENVD is not built" >&2
-	exit 1
-fi
+need_envd
 
 make_tmpdir T envd-audit
 H_OUT=$T/out H_ERR=$T/err

@@ -27,11 +27,7 @@ FIX=$top_srcdir/tests/cli
 
 . "$top_srcdir/tests/lib/harness.sh"
 harness_init cli.sh check skips
-
-if [ ! -x "$ENVD" ]; then
-	echo "cli.sh: $ENVD is not built" >&2
-	exit 1
-fi
+need_envd
 getent passwd "$(id -u)" >/dev/null 2>&1 ||
 	skip_all "the caller (uid $(id -u)) has no passwd entry"
 

@@ -18,7 +18,8 @@
 # at_exit COMMAND: run at exit, also on failure or interruption, the last
 # registered first.  make_tmpdir VAR PREFIX [PARENT]: a fresh directory in
 # VAR (PARENT defaults to $TMPDIR or /tmp), removed at exit.
-# need_root REASON: skip_all unless root.
+# need_root REASON: skip_all unless root.  need_envd: fails (exit 1)
+# unless $ENVD is built.
 # e ARG...: runs $ENVD with stdout, stderr and status in $H_OUT, $H_ERR
 # and $rc, which expect_rc, expect_out, expect_err and friends check.
 
@@ -92,6 +93,11 @@ skip_rest() {
 }
 need_root() {
 	[ "$(id -u)" = 0 ] || skip_all "$1"
+}
+need_envd() {
+	[ -x "$ENVD" ] && return 0
+	echo "$H_NAME: $ENVD is not built" >&2
+	exit 1
 }
 
 at_exit() {
