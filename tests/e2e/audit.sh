@@ -31,55 +31,12 @@ ENVD=${ENVD:-$top_builddir/src/envd}
 CASES=$top_srcdir/tests/e2e/audit-stacks/cases
 DEBIAN=$top_srcdir/tests/e2e/audit-stacks/debian
 
-if [ ! -x "$ENVD" ]; then
-	echo "audit.sh: $ENVD is not built" >&2
-	exit 1
-fi
+. "$top_srcdir/tests/lib/harness.sh"
+harness_init audit.sh check
+need_envd
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/envd-audit.XXXXXX") || exit 1
-cleanup() {
-	chmod -R u+rwx "$T" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-# ---- harness -------------------------------------------------------------------
-checks=0 failures=0
-pass() {
-	checks=$((checks + 1))
-	printf 'ok - %s\n' "$1"
-}
-fail() {
-	checks=$((checks + 1))
-	failures=$((failures + 1))
-	printf 'FAIL - %s\n' "$1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/    /'
-	return 0
-}
-
-# e [ARG]...: runs envd; stdout in $T/out, stderr in $T/err, status in $rc
-rc=0
-e() {
-	"$ENVD" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-expect_rc() { # WHAT N
-	if [ "$rc" -eq "$2" ]; then pass "$1: exit $2"; else
-		fail "$1: exit $2" "got exit $rc" "stdout: $(head -c 600 "$T/out")" \
-			"stderr: $(head -c 600 "$T/err")"
-	fi
-}
-# expect_file WHAT FILE EXPECTED: FILE holds exactly EXPECTED
-expect_file() {
-	if printf '%s' "$3" | cmp -s - "$2"; then pass "$1"; else
-		fail "$1" "$(printf '%s' "$3" | diff -u --label expected --label got - "$2" | head -40)"
-	fi
-}
-expect_out() { expect_file "$1: stdout" "$T/out" "$2"; }
-expect_err() { expect_file "$1: stderr" "$T/err" "$2"; }
-expect_no_err() { expect_file "$1: stderr empty" "$T/err" ""; }
+make_tmpdir T envd-audit
+H_OUT=$T/out H_ERR=$T/err
 
 # case NAME EXIT EXPECTED: envd audit --pam-dir=cases NAME prints exactly
 # EXPECTED (lines, each ending in a newline) and exits EXIT
@@ -381,6 +338,4 @@ expect_out "Debian 12 greetd, no cleanup line" "greetd: common-session:$apply: $
 "
 
 # ---- summary ----------------------------------------------------------------------
-echo "audit.sh: $checks checks, $failures failed"
-[ "$failures" -eq 0 ] || exit 1
-exit 0
+finish

@@ -25,68 +25,30 @@ top_builddir=${top_builddir:-$top_srcdir/_build/plain}
 ENVD=${ENVD:-$top_builddir/src/envd}
 FIX=$top_srcdir/tests/e2e/cli
 
-if [ ! -x "$ENVD" ]; then
-	echo "cli.sh: $ENVD is not built" >&2
-	exit 1
-fi
-if ! getent passwd "$(id -u)" >/dev/null 2>&1; then
-	echo "cli.sh: SKIP: the caller (uid $(id -u)) has no passwd entry" >&2
-	exit 77
-fi
+. "$top_srcdir/tests/lib/harness.sh"
+harness_init cli.sh check skips
+need_envd
+getent passwd "$(id -u)" >/dev/null 2>&1 ||
+	skip_all "the caller (uid $(id -u)) has no passwd entry"
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/envd-cli.XXXXXX") || exit 1
+make_tmpdir T envd-cli
+H_OUT=$T/out H_ERR=$T/err
 tmp_user=
-cleanup() {
-	if [ -n "$tmp_user" ]; then
-		userdel -r "$tmp_user" >/dev/null 2>&1 || userdel "$tmp_user" >/dev/null 2>&1
-	fi
-	rm -rf "$T" ${VGT:+"$VGT"}
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
+at_exit 'if [ -n "$tmp_user" ]; then
+	userdel -r "$tmp_user" >/dev/null 2>&1 || userdel "$tmp_user" >/dev/null 2>&1
+fi'
 
 # envd under valgrind when ENVD_VALGRIND asks for it (tests/lib/vg_lib.sh); the
 # wrapper and logs outside $T, for the runs as another user
 . "$top_srcdir/tests/lib/vg_lib.sh"
 VGT=
 if [ "${ENVD_VALGRIND:-no}" != no ]; then
-	VGT=$(mktemp -d "${TMPDIR:-/tmp}/envd-cli-vg.XXXXXX") || exit 1
+	make_tmpdir VGT envd-cli-vg
 	vg_init "$VGT" "$ENVD" || exit 1
 	ENVD=$(vg_wrap "$ENVD")
 fi
 
-# ---- harness -------------------------------------------------------------------
-checks=0 failures=0 skips=0
-pass() {
-	checks=$((checks + 1))
-	printf 'ok - %s\n' "$1"
-}
-fail() {
-	checks=$((checks + 1))
-	failures=$((failures + 1))
-	printf 'FAIL - %s\n' "$1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/    /'
-	return 0
-}
-skip() {
-	skips=$((skips + 1))
-	printf 'skip - %s\n' "$1"
-}
-# ok DESCRIPTION COMMAND...: passes when COMMAND succeeds
-ok() {
-	local what=$1
-	shift
-	if "$@"; then pass "$what"; else fail "$what"; fi
-}
-
-# e [ARG]...: runs envd; stdout in $T/out, stderr in $T/err, status in $rc
-rc=0
-e() {
-	"$ENVD" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-# the same with an environment: e_env VAR=VALUE... -- ARG...
+# the same as e with an environment: e_env VAR=VALUE... -- ARG...
 e_env() {
 	local vars=()
 	while [ "$1" != -- ]; do
@@ -96,38 +58,6 @@ e_env() {
 	shift
 	env "${vars[@]}" "$ENVD" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
-}
-
-expect_rc() { # WHAT N
-	if [ "$rc" -eq "$2" ]; then pass "$1: exit $2"; else
-		fail "$1: exit $2" "got exit $rc" "stderr: $(head -c 600 "$T/err")"
-	fi
-}
-# expect_file WHAT FILE EXPECTED: FILE holds exactly EXPECTED
-expect_file() {
-	if printf '%s' "$3" | cmp -s - "$2"; then pass "$1"; else
-		fail "$1" "$(printf '%s' "$3" | diff -u --label expected --label got - "$2" | head -40)"
-	fi
-}
-expect_out() { expect_file "$1: stdout" "$T/out" "$2"; }
-expect_err() { expect_file "$1: stderr" "$T/err" "$2"; }
-expect_no_out() { expect_file "$1: stdout empty" "$T/out" ""; }
-expect_no_err() { expect_file "$1: stderr empty" "$T/err" ""; }
-# expect_err_has WHAT LINE: stderr holds LINE as a whole line
-expect_err_has() {
-	if grep -qxF -- "$2" "$T/err"; then pass "$1"; else
-		fail "$1" "missing line: $2" "stderr: $(head -c 600 "$T/err")"
-	fi
-}
-expect_err_lacks() { # WHAT FIXED-STRING
-	if grep -qF -- "$2" "$T/err"; then fail "$1" "unexpected: $(grep -F -- "$2" "$T/err" | head -3)"; else
-		pass "$1"
-	fi
-}
-expect_out_lacks() {
-	if grep -qF -- "$2" "$T/out"; then fail "$1" "unexpected: $(grep -F -- "$2" "$T/out" | head -3)"; else
-		pass "$1"
-	fi
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -143,7 +73,7 @@ me=$(id -un)
 my_uid=$(id -u)
 IFS=: read -r _ _ _ _ _ my_home my_shell < <(getent passwd "$my_uid")
 default_path=$("$ENVD" --help | sed -n 's/.*(default \(.*\))$/\1/p')
-ok "--help names the default PATH" test -n "$default_path"
+expect_true "--help names the default PATH" test -n "$default_path"
 : "${default_path:=/usr/local/bin:/usr/bin:/bin}"
 
 # ---- --version, --help ---------------------------------------------------------
@@ -159,7 +89,7 @@ for opt in --help -h; do
 	e "$opt"
 	expect_rc "envd $opt" 0
 	expect_no_err "envd $opt"
-	ok "envd $opt starts with the usage line" grep -q '^Usage: envd \[OPTION\]\.\.\. COMMAND \[USER\]' "$T/out"
+	expect_true "envd $opt starts with the usage line" grep -q '^Usage: envd \[OPTION\]\.\.\. COMMAND \[USER\]' "$T/out"
 	missing=
 	for word in show check files --format --explain --root= --user-dir= --no-user --inherit \
 		--no-overwrite --no-expand --default-path= --system-dirs= --max-env= --quiet \
@@ -170,7 +100,7 @@ for opt in --help -h; do
 	if [ -z "$missing" ]; then pass "envd $opt documents every command and option"; else
 		fail "envd $opt documents every command and option" "missing:$missing"
 	fi
-	ok "envd $opt fits 80 columns" test -z "$(awk 'length > 79' "$T/out")"
+	expect_true "envd $opt fits 80 columns" test -z "$(awk 'length > 79' "$T/out")"
 done
 
 # ---- usage errors: exit 2, a message on stderr, nothing on stdout --------------
@@ -281,15 +211,15 @@ expected_nul() {
 	for i in "${!exp_names[@]}"; do printf '%s=%s\0' "${exp_names[$i]}" "${exp_values[$i]}"; done
 }
 expected_nul >"$F/nul.expected"
-ok "nul: every NAME=VALUE\\0 byte-identical, in order of first definition" cmp -s "$F/nul" "$F/nul.expected"
+expect_true "nul: every NAME=VALUE\\0 byte-identical, in order of first definition" cmp -s "$F/nul" "$F/nul.expected"
 got_names=()
 got_values=()
 while IFS= read -r -d '' kv; do
 	got_names+=("${kv%%=*}")
 	got_values+=("${kv#*=}")
 done <"$F/nul"
-ok "nul: split on \\0 gives ${#exp_names[@]} entries" test "${#got_names[@]}" -eq "${#exp_names[@]}"
-ok "nul: the last byte is \\0" test "$(tail -c 1 "$F/nul" | od -An -tx1 | tr -d ' ')" = 00
+expect_true "nul: split on \\0 gives ${#exp_names[@]} entries" test "${#got_names[@]}" -eq "${#exp_names[@]}"
+expect_true "nul: the last byte is \\0" test "$(tail -c 1 "$F/nul" | od -An -tx1 | tr -d ' ')" = 00
 bad=
 for i in "${!exp_names[@]}"; do
 	[ "${got_names[$i]:-}" = "${exp_names[$i]}" ] && [ "${got_values[$i]:-}" = "${exp_values[$i]}" ] ||
@@ -319,8 +249,8 @@ expect_out "show (env)" "$expected_env"
 expect_no_err "show (env)"
 fe show -f env
 expect_out "show -f env" "$expected_env"
-ok "env: one line per variable" test "$(wc -l <"$F/env")" -eq "${#exp_names[@]}"
-ok "env: no raw control byte (a newline forges no line, no escape reaches a terminal)" \
+expect_true "env: one line per variable" test "$(wc -l <"$F/env")" -eq "${#exp_names[@]}"
+expect_true "env: no raw control byte (a newline forges no line, no escape reaches a terminal)" \
 	test "$(LC_ALL=C tr -d '\n' <"$F/env" | LC_ALL=C tr -d '\040-\176\200-\377' | wc -c)" -eq 0
 bad=
 i=0
@@ -335,10 +265,10 @@ if [ -z "$bad" ]; then pass "env: each value read back identical (bash for the q
 fi
 printf 'FORGE="x\nLD_PRELOAD=/tmp/evil.so"\nLOOKS=$'"'"'quoted'"'"'\n' >"$F/u/30-forge.conf"
 fe show
-ok "env: a value with a newline forges no LD_PRELOAD= line" \
+expect_true "env: a value with a newline forges no LD_PRELOAD= line" \
 	grep -qx "FORGE=\$'x\\\\nLD_PRELOAD=/tmp/evil.so'" "$T/out"
-ok "env: nor any line of its own" sh -c '! grep -q "^LD_PRELOAD=" "$1"' sh "$T/out"
-ok "env: a value that starts like the quoting is quoted itself" \
+expect_true "env: nor any line of its own" sh -c '! grep -q "^LD_PRELOAD=" "$1"' sh "$T/out"
+expect_true "env: a value that starts like the quoting is quoted itself" \
 	grep -qx "LOOKS=\$'\\\$\\\\'quoted\\\\''" "$T/out"
 rm -f "$F/u/30-forge.conf"
 
@@ -349,7 +279,7 @@ expect_rc "show --format=shell" 0
 expect_no_err "show --format=shell"
 cp "$T/out" "$F/shell"
 n_export=$(grep -c '^export [A-Z_]*=' "$F/shell")
-ok "shell: one export line per variable" test "$n_export" -eq "${#exp_names[@]}"
+expect_true "shell: one export line per variable" test "$n_export" -eq "${#exp_names[@]}"
 readback='eval "$(cat "$1")" || exit 9; shift
 for n do eval "v=\${$n}"; printf "%s=%s\0" "$n" "$v"; done'
 for sh in sh dash bash; do
@@ -360,9 +290,9 @@ for sh in sh dash bash; do
 	rm -f "$F/run/pwned"
 	(cd "$F/run" && env -i PATH="$PATH" "$sh" -c "$readback" sh "$F/shell" "${exp_names[@]}") \
 		>"$F/back.$sh" 2>"$F/back.$sh.err"
-	ok "shell: eval in $sh gives byte-identical values" cmp -s "$F/back.$sh" "$F/nul.expected"
-	ok "shell: eval in $sh runs nothing from the values" test ! -e "$F/run/pwned"
-	ok "shell: eval in $sh is silent" test ! -s "$F/back.$sh.err"
+	expect_true "shell: eval in $sh gives byte-identical values" cmp -s "$F/back.$sh" "$F/nul.expected"
+	expect_true "shell: eval in $sh runs nothing from the values" test ! -e "$F/run/pwned"
+	expect_true "shell: eval in $sh is silent" test ! -s "$F/back.$sh.err"
 done
 # the exported variables reach a child process too
 if have bash; then
@@ -384,7 +314,7 @@ expect_rc "show --format=json" 0
 expect_no_err "show --format=json"
 cp "$T/out" "$F/json"
 if have python3; then
-	ok "json: python3 parses it; names in order, values identical" python3 -c '
+	expect_true "json: python3 parses it; names in order, values identical" python3 -c '
 import json, sys
 doc = open(sys.argv[1], "rb").read().decode("utf-8")
 pairs = json.loads(doc, object_pairs_hook=list)
@@ -400,8 +330,8 @@ else
 fi
 if have jq; then
 	jq -j 'to_entries[] | .key + "=" + .value + "\u0000"' "$F/json" >"$F/json.jq" 2>"$F/json.jq.err"
-	ok "json: jq parses it; names in order, values identical" cmp -s "$F/json.jq" "$F/nul.expected"
-	ok "json: jq reads exactly one object" test "$(jq -s 'length' "$F/json")" = 1
+	expect_true "json: jq parses it; names in order, values identical" cmp -s "$F/json.jq" "$F/nul.expected"
+	expect_true "json: jq reads exactly one object" test "$(jq -s 'length' "$F/json")" = 1
 else
 	skip "json: jq (not installed)"
 fi
@@ -417,7 +347,7 @@ for f in env shell nul; do
 done
 e --root="$E0/r" --user-dir="$E0/u" show -f json
 expect_out "no variables, -f json" $'{}\n'
-if have jq; then ok "no variables: json parses" jq -e 'length == 0' "$T/out" >/dev/null; fi
+if have jq; then expect_true "no variables: json parses" jq -e 'length == 0' "$T/out" >/dev/null; fi
 
 # ---- --explain and `envd files` -------------------------------------------------
 X=$T/x
@@ -516,7 +446,7 @@ xe show --explain --format=json
 expect_rc "show --explain --format=json" 0
 cp "$T/out" "$X/explain.json"
 if have python3; then
-	ok "show --explain --format=json: structure and content" python3 -c '
+	expect_true "show --explain --format=json: structure and content" python3 -c '
 import json, sys
 R, U = sys.argv[2], sys.argv[3]
 E, RU, L, UL = R + "/etc/environment.d", R + "/run/environment.d", R + "/usr/local/lib/environment.d", R + "/usr/lib/environment.d"
@@ -566,7 +496,7 @@ else
 	skip "show --explain --format=json (python3 not installed)"
 fi
 if have jq; then
-	ok "show --explain --format=json: jq reads it" jq -e '.variables | length == 8' "$X/explain.json" >/dev/null
+	expect_true "show --explain --format=json: jq reads it" jq -e '.variables | length == 8' "$X/explain.json" >/dev/null
 fi
 
 # -v adds the notes about masked files; without it there are none
@@ -595,8 +525,8 @@ expect_out "-q files" "$files_expected"
 # stdout holds only the output even while diagnostics are printed
 xe -v -v show -f json
 expect_rc "-vv show -f json" 0
-ok "-vv show -f json: stderr has the tracing" test -s "$T/err"
-if have jq; then ok "-vv show -f json: stdout parses" jq -e 'length == 8' "$T/out" >/dev/null; fi
+expect_true "-vv show -f json: stderr has the tracing" test -s "$T/err"
+if have jq; then expect_true "-vv show -f json: stdout parses" jq -e 'length == 8' "$T/out" >/dev/null; fi
 xe check
 expect_no_out "check"
 
@@ -610,10 +540,10 @@ printf 'KEEP=1\n' >"$M/r/etc/environment.d/41-keep.conf"
 e --root="$M/r" --user-dir="$M/u" show
 expect_out "an empty user file masks the system file" $'KEEP=1\n'
 e --root="$M/r" --user-dir="$M/u" files
-ok "files: the system file is masked by the empty file" \
+expect_true "files: the system file is masked by the empty file" \
 	grep -qxF "masked  $M/r/etc/environment.d/40-empty.conf (by $M/u/40-empty.conf)" "$T/out"
 # envd.h: ENVD_FILE_MASKS "holds a name only to mask: /dev/null, directory, empty"
-ok "files: an empty file is in state 'masks' (envd.h), not 'used'" \
+expect_true "files: an empty file is in state 'masks' (envd.h), not 'used'" \
 	grep -qE "^masks   $M/u/40-empty\.conf( \(.*\))?\$" "$T/out"
 
 # an empty file with nothing of its name below (Debian's 99-environment.conf
@@ -621,9 +551,9 @@ ok "files: an empty file is in state 'masks' (envd.h), not 'used'" \
 printf 'X=1\n' >"$M/r/etc/environment.d/40-empty.conf"
 : >"$M/r/usr/lib/environment.d/99-environment.conf"
 e --root="$M/r" --user-dir="$M/u" files
-ok "files: an empty file that masks nothing is 'empty'" \
+expect_true "files: an empty file that masks nothing is 'empty'" \
 	grep -qxF "empty   $M/r/usr/lib/environment.d/99-environment.conf (empty file)" "$T/out"
-ok "files: an empty file that masks a file is still 'masks'" \
+expect_true "files: an empty file that masks a file is still 'masks'" \
 	grep -qxF "masks   $M/u/40-empty.conf (empty file)" "$T/out"
 
 # ---- envd check ----------------------------------------------------------------
@@ -665,7 +595,7 @@ expect_err_lacks "show: no lint warnings" ": warning: "
 expect_err_has "show: still reports the refused name" \
 	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
 if have python3; then
-	ok "show -f json over a file with findings: stdout is exactly the JSON" python3 -c '
+	expect_true "show -f json over a file with findings: stdout is exactly the JSON" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 assert "LD_PRELOAD" not in d and "BASH_ENV" not in d and "FOO" not in d and "A_EMPTY" not in d, d
@@ -814,13 +744,13 @@ printf 'C=1\n' >"$HN/u/esc$(printf '\033')[31m.conf"
 e --root="$HN/r" --user-dir="$HN/u" show
 expect_out "odd file names: show" $'A=1\nC=1\nB=1\n'
 e --root="$HN/r" --user-dir="$HN/u" files
-ok "odd file names: files prints one line per file" test "$(wc -l <"$T/out")" -eq 3
+expect_true "odd file names: files prints one line per file" test "$(wc -l <"$T/out")" -eq 3
 e --root="$HN/r" --user-dir="$HN/u" show --explain
 grep -v '^#' "$T/out" >"$HN/explain.vars"
 expect_file "odd file names: show --explain adds only comment lines" "$HN/explain.vars" $'A=1\nC=1\nB=1\n'
 e --root="$HN/r" --user-dir="$HN/u" show --explain --format=json
 if have python3; then
-	ok "odd file names: show --explain --format=json is valid JSON (UTF-8)" python3 -c '
+	expect_true "odd file names: show --explain --format=json is valid JSON (UTF-8)" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
 assert [(v["name"], v["value"]) for v in d["variables"]] == [("A", "1"), ("C", "1"), ("B", "1")], d
@@ -879,7 +809,7 @@ NEW=$SHELL
 LIT=$HOME/x ${B:-d} $$ ${C:+y}
 '
 oe show
-ok "without --no-expand the same value expands" grep -qxF "LIT=$my_home/x d \$ " "$T/out"
+expect_true "without --no-expand the same value expands" grep -qxF "LIT=$my_home/x d \$ " "$T/out"
 oe --no-user show
 expect_out "--no-user reads the system directories only" "PATH=/p:$default_path
 SHELL=/bin/other
@@ -1128,6 +1058,4 @@ fi
 
 # ---- summary ----------------------------------------------------------------------
 vg_check || fail "valgrind: $VG_BAD runs of envd with memory errors or definite leaks (logs above)"
-echo "cli.sh: $checks checks, $failures failed, $skips skipped"
-[ "$failures" -eq 0 ] || exit 1
-exit 0
+finish

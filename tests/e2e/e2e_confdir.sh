@@ -15,7 +15,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 
 driver=$top_builddir/tests/pam/pam_session
-[ -x "$driver" ] || e2e_skip "tests/pam/pam_session is not built (no pam_start_confdir)"
+[ -x "$driver" ] || skip_all "tests/pam/pam_session is not built (no pam_start_confdir)"
 E2E_TOOLS=: e2e_init
 echo "libpam: ${COMPAT_LIBPAM:-the system one}"
 

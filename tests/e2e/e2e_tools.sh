@@ -230,67 +230,56 @@ r=$(record "$u")
 if [ ! -s "$r" ] || [ ! -s "$OUT/tools.log" ]; then
 	fail "the helpers after the module did not run"
 	e2e_finish
-	exit
 fi
 
-# family DESC TOOL HARMLESS NAME...: the harmless variable arrived, the
-# named ones did not; without TOOL, a note that its side effect is not run.
+# family DESC TOOL HARMLESS NAME... [-- WHAT MARKER...]: the harmless
+# variable arrived, the named ones did not, and, when TOOL is installed,
+# the tool run as root made none of the markers (WHAT: what would have
+# made it); without TOOL, a note that its side effect is not checked, and
+# a false return.
 family() {
 	local desc=$1 tool=$2 harmless=$3 want n
 	shift 3
 	want=${harmless#HARMLESS_}
 	expect_eq "$desc: the harmless $harmless arrives" "$(getvar "$r" "$harmless")" "ok-${want,,}"
-	for n in "$@"; do
-		expect_false "$desc: $n does not reach the root helper" hasvar "$r" "$n"
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		expect_false "$desc: $1 does not reach the root helper" hasvar "$r" "$1"
+		shift
 	done
+	[ $# -eq 0 ] || shift
 	if [ -n "$tool" ] && ! have "$tool"; then
-		echo "SKIP: $desc: $tool is not installed, its side effect is not checked"
+		skip "$desc: $tool is not installed, its side effect is not checked"
 		return 1
 	fi
+	while [ $# -ge 2 ]; do
+		expect_false "$1: no $2 made as root" test -e "$PW/$2"
+		shift 2
+	done
 	return 0
 }
-no_marker() { # DESC MARKER
-	expect_false "$1: no $2 made as root" test -e "$PW/$2"
-}
 
-if family tar tar HARMLESS_TAR TAR_OPTIONS; then
-	no_marker "tar --checkpoint-action=exec" tar
-fi
-if family git git HARMLESS_GIT GIT_TRACE GIT_TRACE2 GIT_COMMON_DIR; then
-	no_marker "git trace into a root-only path" git_trace
-	no_marker "git trace2 into a root-only path" git_trace2
-	no_marker "git core.fsmonitor of the user's common dir" git_fsmonitor
-fi
+family tar tar HARMLESS_TAR TAR_OPTIONS -- "tar --checkpoint-action=exec" tar
+family git git HARMLESS_GIT GIT_TRACE GIT_TRACE2 GIT_COMMON_DIR -- \
+	"git trace into a root-only path" git_trace \
+	"git trace2 into a root-only path" git_trace2 \
+	"git core.fsmonitor of the user's common dir" git_fsmonitor
 expect_eq "git: GIT_EDITOR is allowed back" "$(getvar "$r" GIT_EDITOR)" true
 expect_eq "git: GIT_AUTHOR_NAME is allowed back" "$(getvar "$r" GIT_AUTHOR_NAME)" ok-git-author
-if family curl curl HARMLESS_CURL CURL_HOME; then
-	no_marker "curl's .curlrc output" curl
-fi
-if family wget wget HARMLESS_WGET WGETRC; then
-	no_marker "wget's wgetrc logfile" wget
-fi
-if family tcl tclsh HARMLESS_TCL TCL_LIBRARY; then
-	no_marker "tclsh's init.tcl" tcl
-fi
+family curl curl HARMLESS_CURL CURL_HOME -- "curl's .curlrc output" curl
+family wget wget HARMLESS_WGET WGETRC -- "wget's wgetrc logfile" wget
+family tcl tclsh HARMLESS_TCL TCL_LIBRARY -- "tclsh's init.tcl" tcl
+gio_markers=()
+[ "$GIO_SO" = no ] || gio_markers=("a GIO module of the user's" gio)
 if family gio gio HARMLESS_GIO GIO_EXTRA_MODULES GI_TYPELIB_PATH GST_PLUGIN_PATH \
-	GST_PLUGIN_SYSTEM_PATH; then
-	if [ "$GIO_SO" = yes ]; then
-		no_marker "a GIO module of the user's" gio
-	else
-		echo "SKIP: gio: no compiler for the module"
-	fi
+	GST_PLUGIN_SYSTEM_PATH -- "${gio_markers[@]}" && [ "$GIO_SO" = no ]; then
+	skip "gio: no compiler for the module"
 fi
-if family dbus dbus-send HARMLESS_DBUS DBUS_SYSTEM_BUS_ADDRESS DBUS_SESSION_BUS_ADDRESS; then
-	no_marker "the system bus's unixexec: command" dbus_system
-	no_marker "the session bus's unixexec: command" dbus_session
-fi
-if family ruby ruby HARMLESS_RUBY RUBYOPT GEM_PATH GEM_HOME; then
-	no_marker "RUBYOPT's -r file" ruby_opt
-	no_marker "the json gem on GEM_PATH" ruby_gem
-fi
-if family rsync rsync HARMLESS_RSYNC RSYNC_RSH; then
-	no_marker "RSYNC_RSH" rsync
-fi
+family dbus dbus-send HARMLESS_DBUS DBUS_SYSTEM_BUS_ADDRESS DBUS_SESSION_BUS_ADDRESS -- \
+	"the system bus's unixexec: command" dbus_system \
+	"the session bus's unixexec: command" dbus_session
+family ruby ruby HARMLESS_RUBY RUBYOPT GEM_PATH GEM_HOME -- \
+	"RUBYOPT's -r file" ruby_opt "the json gem on GEM_PATH" ruby_gem
+family rsync rsync HARMLESS_RSYNC RSYNC_RSH -- "RSYNC_RSH" rsync
 if family compress bzip2 HARMLESS_COMPRESS BZIP2 XZ_OPT; then
 	expect_true "bzip2: the root-owned file the user named is intact" \
 		test -f "$E2E_TMP/victim-bz" -a ! -e "$E2E_TMP/victim-bz.bz2"
@@ -305,7 +294,7 @@ if [ "$GETTEXT_MO" = yes ]; then
 	expect_false "gettext: mkdir's error is not the user's format" grep -q PWNED-MO "$OUT/mkdir.err"
 	expect_true "gettext: mkdir reported its error" test -s "$OUT/mkdir.err"
 else
-	echo "SKIP: locale: msgfmt is not installed, no catalogue to load"
+	skip "locale: msgfmt is not installed, no catalogue to load"
 fi
 family other "" HARMLESS_OTHER MAILRC
 expect_eq "a near miss of TAR_OPTIONS arrives" "$(getvar "$r" TAR_OPTIONS_NOT)" ok-near-miss
@@ -330,7 +319,7 @@ expect_false "no value naming the user's home reaches the root helper" grep -qF 
 [ -z "$E2E_SHIM" ] || expect_true "refusals are logged" \
 	grep -q "20-git.conf:1: GIT_TRACE" "$E2E_LOG"
 
-if [ "$E2E_FAILS" != 0 ]; then
+if [ "$H_FAILS" != 0 ]; then
 	echo "--- what the tools said"
 	cat "$OUT/tools.log"
 fi

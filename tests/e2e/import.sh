@@ -22,20 +22,10 @@ export LC_ALL=C # byte-wise: fixtures hold invalid UTF-8 and control bytes
 
 dir=${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/pam_environment
 ENVD=${ENVD:-${top_builddir:-.}/src/envd}
-fails=0
-passes=0
-gen=$(mktemp -d /tmp/envd-import.XXXXXX)
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/harness.sh"
+harness_init import.sh colon
+make_tmpdir gen envd-import /tmp
 me=$(id -un)
-trap 'rm -rf "$gen"' EXIT
-
-ok() {
-	passes=$((passes + 1))
-	echo "ok: $*"
-}
-bad() {
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
 
 # gen_fixtures DIR: makes the fixtures that hold bytes a text file in git
 # would not hold well, and sets fixtures to all of them
@@ -74,59 +64,51 @@ for f in "${fixtures[@]}"; do
 		cp "$gen/$name.conf" "$exp"
 	fi
 	if cmp -s "$gen/$name.conf" "$exp"; then
-		ok "$name: translation as expected"
+		pass "$name: translation as expected"
 	else
-		bad "$name: translation differs from $name.expected"
+		fail "$name: translation differs from $name.expected"
 		diff -u "$exp" "$gen/$name.conf" | head -n 40
 	fi
 done
 
 # --- 2. the command's errors --------------------------------------------------
-expect_rc() { # DESC RC CMD...
+expect_status() { # DESC RC CMD...
 	local d=$1 want=$2 rc=0
 	shift 2
 	"$@" >"$gen/out" 2>"$gen/err" || rc=$?
-	if [ "$rc" = "$want" ]; then ok "$d (exit $rc)"; else bad "$d: exit $rc, wanted $want"; fi
+	if [ "$rc" = "$want" ]; then pass "$d (exit $rc)"; else fail "$d: exit $rc, wanted $want"; fi
 }
-expect_rc "a missing file" 3 "$ENVD" import-pam-environment --as="$me" "$gen/none"
-expect_rc "a directory" 3 "$ENVD" import-pam-environment --as="$me" "$gen"
+expect_status "a missing file" 3 "$ENVD" import-pam-environment --as="$me" "$gen/none"
+expect_status "a directory" 3 "$ENVD" import-pam-environment --as="$me" "$gen"
 if grep -q "not a regular file" "$gen/err"; then
-	ok "a directory: said so"
+	pass "a directory: said so"
 else
-	bad "a directory: $(cat "$gen/err")"
+	fail "a directory: $(cat "$gen/err")"
 fi
 mkfifo "$gen/fifo"
-expect_rc "a FIFO, without hanging" 3 timeout 10 "$ENVD" import-pam-environment --as="$me" "$gen/fifo"
+expect_status "a FIFO, without hanging" 3 timeout 10 "$ENVD" import-pam-environment --as="$me" "$gen/fifo"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$gen/big"
-expect_rc "a file over 1 MiB" 3 "$ENVD" import-pam-environment --as="$me" "$gen/big"
-expect_rc "two operands" 2 "$ENVD" import-pam-environment a b
-expect_rc "standard input" 0 "$ENVD" -q import-pam-environment - <"$dir/locale.pam_environment"
+expect_status "a file over 1 MiB" 3 "$ENVD" import-pam-environment --as="$me" "$gen/big"
+expect_status "two operands" 2 "$ENVD" import-pam-environment a b
+expect_status "standard input" 0 "$ENVD" -q import-pam-environment - <"$dir/locale.pam_environment"
 if diff <(tail -n +2 "$gen/out") <(tail -n +2 "$gen/locale.conf") >/dev/null; then
-	ok "standard input: the same translation"
+	pass "standard input: the same translation"
 else
-	bad "standard input: another translation"
+	fail "standard input: another translation"
 fi
-expect_rc "a summary on stderr" 0 "$ENVD" import-pam-environment --as="$me" "$dir/quirks.pam_environment"
+expect_status "a summary on stderr" 0 "$ENVD" import-pam-environment --as="$me" "$dir/quirks.pam_environment"
 if grep -q 'not translated' "$gen/err"; then
-	ok "the summary names the lines"
+	pass "the summary names the lines"
 else
-	bad "no summary: $(cat "$gen/err")"
+	fail "no summary: $(cat "$gen/err")"
 fi
 
-if [ "$(id -u)" != 0 ]; then
-	echo "$passes checks passed, $fails failed"
-	[ "$fails" = 0 ] || exit 1
-	echo "SKIP: comparing with pam_env needs root"
-	exit 77
-fi
+[ "$(id -u)" = 0 ] || skip_rest "comparing with pam_env needs root"
 rm -rf "$gen"
-trap - EXIT
 
 # --- 3. pam_env against pam_envd --------------------------------------------
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
-E2E_PASSES=$passes
-E2E_FAILS=$fails
 mkdir -p "$E2E_TMP/gen" "$E2E_TMP/res"
 chmod 755 "$E2E_TMP/gen"
 gen=$E2E_TMP/gen

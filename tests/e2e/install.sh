@@ -35,22 +35,15 @@ top_srcdir=$(cd "$top_srcdir" && pwd)
 # the makes below are ours, not jobs of the `make check` that runs this test
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 MAKE_CMD=${MAKE_CMD:-make}
-command -v "$MAKE_CMD" >/dev/null 2>&1 || { echo "SKIP: no make"; exit 77; }
-[ -f "$top_builddir/Makefile" ] || { echo "SKIP: $top_builddir is not a configured tree"; exit 77; }
+. "$top_srcdir/tests/lib/harness.sh"
+harness_init install.sh colon
+command -v "$MAKE_CMD" >/dev/null 2>&1 || skip_all "no make"
+[ -f "$top_builddir/Makefile" ] || skip_all "$top_builddir is not a configured tree"
 
-passes=0
-fails=0
-ok() {
-	passes=$((passes + 1))
-	echo "ok: $*"
-}
-bad() {
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
-
-TMP=$(mktemp -d /tmp/pam-envd-install.XXXXXX)
+make_tmpdir TMP pam-envd-install /tmp
 SYS_INSTALLED=no # set while part 2 may have files in the system
+# run at exit once part 2 has begun, before the cleanup of tests/e2e_lib.sh
+# shellcheck disable=SC2317 # run by at_exit
 cleanup_install() {
 	if [ "$SYS_INSTALLED" = yes ]; then
 		echo "cleanup: uninstalling from the system"
@@ -65,10 +58,7 @@ cleanup_install() {
 		done
 		SYS_INSTALLED=no
 	fi
-	rm -rf "$TMP"
 }
-trap cleanup_install EXIT
-trap 'exit 130' INT TERM HUP
 
 # dirs [VAR=VALUE...]: the installation directories of the build tree (with
 # the overrides given), as NAME=VALUE lines.
@@ -118,76 +108,74 @@ cat "$TMP/dirs"
 for v in bindir securedir man1dir man5dir man8dir docdir; do
 	case $(dir_of $v "$TMP/dirs") in
 	/*) ;;
-	*) bad "$v is not an absolute directory: '$(dir_of $v "$TMP/dirs")'" ;;
+	*) fail "$v is not an absolute directory: '$(dir_of $v "$TMP/dirs")'" ;;
 	esac
 done
 expected "$TMP/dirs" | sort >"$TMP/expected"
 if [ "$(dir_of module "$TMP/dirs")" = "" ] && [ "${ENVD_MODULE:-yes}" = yes ]; then
-	bad "the module is not installed although configure did not say --disable-module"
+	fail "the module is not installed although configure did not say --disable-module"
 fi
 
 if "$MAKE_CMD" -s -C "$top_builddir" install DESTDIR="$dest" >"$TMP/install.log" 2>&1; then
-	ok "make install DESTDIR"
+	pass "make install DESTDIR"
 else
-	bad "make install DESTDIR: $(tail -n 20 "$TMP/install.log")"
+	fail "make install DESTDIR: $(tail -n 20 "$TMP/install.log")"
 fi
 (cd "$dest" 2>/dev/null && find . \( -type f -o -type l \) -print) | sed 's|^\.||' | sort \
 	>"$TMP/installed"
 if diff -u "$TMP/expected" "$TMP/installed" >"$TMP/diff"; then
-	ok "installed exactly the $(wc -l <"$TMP/expected") expected files"
+	pass "installed exactly the $(wc -l <"$TMP/expected") expected files"
 else
-	bad "installed files differ from the expected list (- missing, + unexpected):"
+	fail "installed files differ from the expected list (- missing, + unexpected):"
 	sed -n '3,$p' "$TMP/diff" | grep '^[-+]'
 fi
 if [ -n "$(dir_of module "$TMP/dirs")" ]; then
 	so=$dest$(dir_of securedir "$TMP/dirs")/pam_envd.so
 	if [ -f "$so" ] && cmp -s "$so" "$top_builddir/pam_envd/.libs/pam_envd.so"; then
-		ok "the module installed is the one built"
+		pass "the module installed is the one built"
 	else
-		bad "the installed module is not $top_builddir/pam_envd/.libs/pam_envd.so"
+		fail "the installed module is not $top_builddir/pam_envd/.libs/pam_envd.so"
 	fi
 	if [ "$(stat -c %a "$so" 2>/dev/null)" = 755 ]; then
-		ok "module mode 755"
+		pass "module mode 755"
 	else
-		bad "module mode $(stat -c %a "$so" 2>/dev/null), expected 755"
+		fail "module mode $(stat -c %a "$so" 2>/dev/null), expected 755"
 	fi
 fi
 envd=$dest$(dir_of bindir "$TMP/dirs")/envd
 if [ -x "$envd" ] && "$envd" --version 2>&1 | grep -q '^envd (pam_envd) '; then
-	ok "the installed envd runs"
+	pass "the installed envd runs"
 else
-	bad "the installed envd does not run: $("$envd" --version 2>&1 | head -n 3)"
+	fail "the installed envd does not run: $("$envd" --version 2>&1 | head -n 3)"
 fi
 m=$dest$(dir_of man8dir "$TMP/dirs")/pam_envd.8
 if [ "$(stat -c %a "$m" 2>/dev/null)" = 644 ]; then
-	ok "manual page mode 644"
+	pass "manual page mode 644"
 else
-	bad "manual page mode $(stat -c %a "$m" 2>/dev/null), expected 644"
+	fail "manual page mode $(stat -c %a "$m" 2>/dev/null), expected 644"
 fi
 
 if "$MAKE_CMD" -s -C "$top_builddir" uninstall DESTDIR="$dest" >"$TMP/uninstall.log" 2>&1; then
-	ok "make uninstall DESTDIR"
+	pass "make uninstall DESTDIR"
 else
-	bad "make uninstall DESTDIR: $(tail -n 20 "$TMP/uninstall.log")"
+	fail "make uninstall DESTDIR: $(tail -n 20 "$TMP/uninstall.log")"
 fi
 left=$(cd "$dest" 2>/dev/null && find . \( -type f -o -type l \) -print | sed 's|^\.||')
 if [ -z "$left" ]; then
-	ok "make uninstall left no file"
+	pass "make uninstall left no file"
 else
-	bad "make uninstall left: $left"
+	fail "make uninstall left: $left"
 fi
 if [ ! -e "$dest$(dir_of docdir "$TMP/dirs")" ]; then
-	ok "make uninstall removed the documentation directory"
+	pass "make uninstall removed the documentation directory"
 else
-	bad "make uninstall left $(cd "$dest" && find ".$(dir_of docdir "$TMP/dirs")" | head)"
+	fail "make uninstall left $(cd "$dest" && find ".$(dir_of docdir "$TMP/dirs")" | head)"
 fi
 
 # --- 2. a real install, loaded by libpam -------------------------------------
 part2_skip() {
 	echo "SKIP (part 2, a real install): $*"
-	echo "$passes checks passed, $fails failed"
-	[ "$fails" = 0 ]
-	exit
+	finish
 }
 [ "$(id -u)" = 0 ] || part2_skip "needs root"
 [ -n "$(dir_of module "$TMP/dirs")" ] || part2_skip "the module is not built (--disable-module)"
@@ -202,7 +190,7 @@ exec 9>"$lockdir/pam_envd-install-test.lock"
 flock -w 300 9 || part2_skip "another run held the install lock for 300s"
 
 SYS_VARS=(prefix=/usr exec_prefix=/usr sysconfdir=/etc localstatedir=/var)
-dirs "${SYS_VARS[@]}" >"$TMP/sys-dirs" || { bad "installation directories for prefix /usr"; exit 1; }
+dirs "${SYS_VARS[@]}" >"$TMP/sys-dirs" || { fail "installation directories for prefix /usr"; exit 1; }
 expected "$TMP/sys-dirs" | sort >"$TMP/sys-files"
 sys_doc=$(dir_of docdir "$TMP/sys-dirs")
 sys_so=$(dir_of securedir "$TMP/sys-dirs")/pam_envd.so
@@ -262,11 +250,7 @@ snapshot() {
 # runs after ours
 . "$top_srcdir/tests/lib/e2e_lib.sh"
 e2e_init
-trap 'cleanup_install; e2e_cleanup' EXIT
-# shellcheck disable=SC2034 # counted on by e2e_lib.sh's pass, fail and e2e_finish
-E2E_PASSES=$passes
-# shellcheck disable=SC2034
-E2E_FAILS=$fails
+at_exit cleanup_install
 
 u=$(e2e_user i)
 h=$(home_of "$u")

@@ -15,20 +15,16 @@
 
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/vg_lib.sh"
+# the harness, begun here unless the test began it (import.sh, install.sh)
+. "${top_srcdir:-$(dirname "${BASH_SOURCE[0]}")/../..}/tests/lib/harness.sh"
+[ -n "${H_STYLE:-}" ] || harness_init "$(basename "$0")" colon
 
 MODULE=${PAM_ENVD_MODULE:-$top_builddir/pam_envd/.libs/pam_envd.so}
 E2E_TMP=
-E2E_FAILS=0
-E2E_PASSES=0
 E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
 E2E_WRAP=() # a command pamtester runs under, e.g. (setpriv --groups=G)
 # E2E_TOOLS: the session driver a test needs besides the system tools
 # (default pamtester)
-
-e2e_skip() {
-	echo "SKIP: $*"
-	exit 77
-}
 
 # What was created is listed in files, not shell variables: the helpers
 # below run in command substitutions, whose variables die with them.
@@ -56,23 +52,20 @@ e2e_cleanup() {
 	while read -r s; do
 		groupdel "$s" >/dev/null 2>&1
 	done <"$E2E_TMP/created-groups"
-	chmod -R u+rwx "$E2E_TMP" 2>/dev/null
-	rm -rf "$E2E_TMP"
 }
 
 # e2e_init: checks the prerequisites, makes the scratch directory and the
 # helper, and arms the cleanup.
 e2e_init() {
-	[ "$(id -u)" = 0 ] || e2e_skip "end-to-end tests need root"
-	[ "${ENVD_MODULE:-yes}" != no ] || e2e_skip "configured with --disable-module: no pam_envd.so"
+	need_root "end-to-end tests need root"
+	[ "${ENVD_MODULE:-yes}" != no ] || skip_all "configured with --disable-module: no pam_envd.so"
 	local c
 	for c in ${E2E_TOOLS:-pamtester} useradd userdel groupdel getent setpriv timeout; do
-		command -v "$c" >/dev/null 2>&1 || e2e_skip "$c is not installed"
+		command -v "$c" >/dev/null 2>&1 || skip_all "$c is not installed"
 	done
 	[ -f "$MODULE" ] || { echo "FAIL: $MODULE not built"; exit 1; }
-	trap e2e_cleanup EXIT
-	trap 'exit 130' INT TERM HUP
-	E2E_TMP=$(mktemp -d /tmp/pam-envd-e2e.XXXXXX)
+	make_tmpdir E2E_TMP pam-envd-e2e /tmp
+	at_exit e2e_cleanup
 	chmod 755 "$E2E_TMP" # the users' homes live below: they must get through
 	: >"$E2E_TMP/created-users"
 	: >"$E2E_TMP/created-services"
@@ -117,7 +110,7 @@ e2e_preload_setup() {
 	if [ "${ENVD_SANITIZERS:-no}" = yes ] ||
 		{ command -v readelf >/dev/null && readelf -d "$MODULE" | grep -q 'NEEDED.*libasan'; }; then
 		PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
-		[ -f "$PRELOAD" ] || e2e_skip "no ASan runtime found for the sanitizer build"
+		[ -f "$PRELOAD" ] || skip_all "no ASan runtime found for the sanitizer build"
 	fi
 	E2E_SHIM=
 	cat >"$E2E_TMP/syslog-shim.c" <<'EOF'
@@ -251,30 +244,7 @@ record() { echo "$OUT/$1.${2:-0}.env"; }
 getvar() { tr '\0' '\n' <"$1" | sed -n "s/^$2=//p" | head -n 1; }
 hasvar() { tr '\0' '\n' <"$1" | grep -q "^$2="; }
 
-pass() {
-	E2E_PASSES=$((E2E_PASSES + 1))
-	echo "ok: $*"
-}
-fail() {
-	E2E_FAILS=$((E2E_FAILS + 1))
-	echo "FAIL: $*"
-}
-expect_eq() { # DESC ACTUAL EXPECTED
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', expected '$3'"; fi
-}
-expect_true() { # DESC CMD...
-	local d=$1
-	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
-}
-expect_false() {
-	local d=$1
-	shift
-	if "$@"; then fail "$d"; else pass "$d"; fi
-}
-
 e2e_finish() {
 	e2e_vg_check "a run of envd or pamtester"
-	echo "$E2E_PASSES checks passed, $E2E_FAILS failed"
-	[ "$E2E_FAILS" = 0 ]
+	finish
 }

@@ -25,17 +25,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: tests/pkg/deb.sh OUT}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-fails=0
-pass() { echo "PASS: deb: $*"; }
-fail() {
-	fails=$((fails + 1))
-	echo "FAIL: deb: $*"
-}
-skip() { echo "SKIP: deb: $*"; }
-finish() {
-	[ "$fails" = 0 ]
-	exit
-}
+. "$top/tests/lib/harness.sh"
+harness_init deb pkg
 
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
 arch=$(dpkg --print-architecture 2>/dev/null)
@@ -98,12 +89,12 @@ for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh \
 	fi
 done
 
-TMP=$(mktemp -d /tmp/pam-envd-deb.XXXXXX)
+make_tmpdir TMP pam-envd-deb /tmp
 chmod 755 "$TMP"
 USERS=()
 SERVICE=
 installed=no
-# shellcheck disable=SC2317 # run from the trap
+# shellcheck disable=SC2317 # run at exit
 cleanup() {
 	local u
 	if [ "$installed" = yes ]; then
@@ -113,10 +104,8 @@ cleanup() {
 	rmdir /etc/pam_envd 2>/dev/null
 	[ -z "$SERVICE" ] || rm -f "/etc/pam.d/$SERVICE"
 	for u in "${USERS[@]}"; do userdel -f "$u" >/dev/null 2>&1; done
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit cleanup
 
 # the paths the packages hold, for the before/after comparison
 for d in "${debs[@]}"; do dpkg-deb -c "$d"; done | awk '{print $6}' | sed 's|^\./|/|; s|/$||' |

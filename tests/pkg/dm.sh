@@ -45,28 +45,15 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 debdir=${1:?usage: tests/pkg/dm.sh DEBDIR}
 debdir=$(cd "$debdir" 2>/dev/null && pwd) || debdir=$1
-fails=0
-pass() { echo "PASS: dm: $*"; }
-fail() {
-	fails=$((fails + 1))
-	echo "FAIL: dm: $*"
-}
-skip() { echo "SKIP: dm: $*"; }
-skip_all() {
-	skip "$*"
-	exit 77
-}
-finish() {
-	[ "$fails" = 0 ]
-	exit
-}
+. "$top/tests/lib/harness.sh"
+harness_init dm pkg
 t_start=$(date +%s)
 
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
 arch=$(dpkg --print-architecture 2>/dev/null)
 debs=("$debdir/libpam-envd_${version}_$arch.deb" "$debdir/envd_${version}_$arch.deb")
 
-[ "$(id -u)" = 0 ] || skip_all "display managers: needs root"
+need_root "display managers: needs root"
 for d in "${debs[@]}"; do
 	[ -f "$d" ] || skip_all "display managers: no $d (tests/pkg/deb.sh DEBDIR builds it)"
 done
@@ -117,7 +104,7 @@ if command -v pgrep >/dev/null 2>&1; then
 	done
 fi
 
-TMP=$(mktemp -d /tmp/pam-envd-dm.XXXXXX)
+make_tmpdir TMP pam-envd-dm /tmp
 chmod 755 "$TMP"
 mkdir -p "$TMP/bin" "$TMP/out" "$TMP/backup" "$TMP/home"
 chmod 700 "$TMP/out" "$TMP/backup"
@@ -129,7 +116,8 @@ installed=no
 vt_orig=
 greetd_recorders=no
 # teardown: stops what was started, restores what was changed, purges the
-# packages, removes the users (once; again from the trap is a no-op)
+# packages, removes the users (once; again at exit is a no-op)
+# shellcheck disable=SC2317 # run at exit too
 teardown() {
 	local p u i f
 	for p in "${PIDS[@]}"; do stop_pid "$p"; done
@@ -161,13 +149,7 @@ teardown() {
 	done
 	PIDS=() RESTORE=() REMOVE=() USERS=() vt_orig='' installed=no
 }
-# shellcheck disable=SC2317 # run from the trap
-cleanup() {
-	teardown
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+at_exit teardown
 
 # stop_pid PID: SIGTERM, up to 10 s, then SIGKILL
 stop_pid() {
@@ -515,16 +497,75 @@ start_bus() {
 	echo "dm: started a system D-Bus daemon (pid $p)"
 }
 
+# ---- one display manager's login, step by step ------------------------------------
+# dm_ready NAME PROCESS TOOL...: the tools are installed and no PROCESS of
+# this machine runs; else a skip and a false return
+dm_ready() {
+	local n=$1 proc=$2 c
+	shift 2
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return 1; }
+	done
+	! runs "$proc" || { skip "$n: a $proc runs on this machine already"; return 1; }
+}
+# dm_started NAME PID SECONDS WHAT LOG...: the DM started as PID (stopped
+# at exit) began the session within SECONDS; else a failure with the end
+# of its logs (WHAT says where they come from), the DM stopped, a false
+# return
+dm_started() {
+	local n=$1 pid=$2 secs=$3 what=$4
+	shift 4
+	PIDS+=("$pid")
+	wait_for "$h/$n.env" "$secs" "$pid" && return 0
+	fail "$n: no session within $secs s$what"
+	tail -n 30 "$@" 2>/dev/null
+	stop_pid "$pid"
+	return 1
+}
+# dm_opened NAME: top, what the top recorder saw at open (shown), and
+# seen, DM_SEEN's value for it
+dm_opened() {
+	top=$TMP/out/$1.top.open_session
+	[ ! -s "$top" ] || show_dm_env "$1" "$top"
+	seen=$(seen_of "$top")
+}
+# dm_logout NAME PID RECORDS WHO WHAT LOG...: the session's command exits
+# and WHO closes the PAM session (the recorders' files RECORDS.*) within
+# 30 s; else a failure with the end of the logs and a false return
+dm_logout() {
+	local n=$1 pid=$2 rec=$3 who=$4 what=$5
+	shift 5
+	touch "$h/$n.logout"
+	if wait_for "$TMP/out/$rec.after.close_session" 30 "$pid"; then
+		pass "$n: the session command exited and $who closed the PAM session"
+		return 0
+	fi
+	fail "$n: no close_session within 30 s of the logout$what"
+	tail -n 30 "$@" 2>/dev/null
+	return 1
+}
+# dm_closed NAME RECORDS [AFTER BEFORE]: what the two recorders saw at
+# close_session (AFTER, BEFORE: where they are; by default around
+# common-session)
+dm_closed() {
+	check_close "$1" "$TMP/out/$2.after.close_session" after "${3:-right after @include common-session}"
+	check_close "$1" "$TMP/out/$2.top.close_session" before \
+		"${4:-on the first session line (before common-session)}"
+}
+# dm_stopped NAME PID: the DM and its X servers stopped, then dm_closed
+dm_stopped() {
+	stop_pid "$2"
+	stop_xservers
+	dm_closed "$1" "$1"
+}
+
 # ---- LightDM -------------------------------------------------------------------
 # autologin into an X11 session on Xvfb; the session goes through Debian's
 # session-wrapper, /etc/X11/Xsession, which sources no profile: the PATH is
 # the module's composition over the one LightDM put in the PAM environment
 lightdm_login() {
-	local n=lightdm d=$TMP/lightdm c pid p top want seen
-	for c in lightdm Xvfb xauth dbus-daemon; do
-		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
-	done
-	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
+	local n=lightdm d=$TMP/lightdm pid p top want seen
+	dm_ready "$n" "$n" lightdm Xvfb xauth dbus-daemon || return
 	[ -x /etc/X11/Xsession ] || { skip "$n: no /etc/X11/Xsession"; return; }
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
 	add_recorders lightdm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
@@ -551,37 +592,20 @@ EOF
 	lightdm --config "$d/lightdm.conf" --debug --log-dir "$d/log" \
 		--run-dir "$d/run" --cache-dir "$d/cache" >"$d/lightdm.out" 2>&1 &
 	pid=$!
-	PIDS+=("$pid")
-	if ! wait_for "$h/$n.env" 60 "$pid"; then
-		fail "$n: no session within 60 s; end of the LightDM log:"
-		tail -n 30 "$d/log/lightdm.log" "$d/lightdm.out" 2>/dev/null
-		stop_pid "$pid"
+	dm_started "$n" "$pid" 60 "; end of the LightDM log:" "$d/log/lightdm.log" "$d/lightdm.out" ||
 		return
-	fi
 	pass "$n: autologin of $u into an X11 session on Xvfb through /etc/X11/Xsession"
-	top=$TMP/out/$n.top.open_session
-	[ -s "$top" ] && show_dm_env "$n" "$top"
+	dm_opened "$n"
 	if [ "$(val "$top" XDG_SESSION_TYPE)" = x11 ]; then
 		pass "$n: LightDM put XDG_SESSION_TYPE=x11 in the PAM environment before the session opened"
 	else
 		fail "$n: XDG_SESSION_TYPE at open '$(val "$top" XDG_SESSION_TYPE)'"
 	fi
-	seen=$(seen_of "$top")
 	p=$(val "$top" PATH)
 	want="$h/dm-bin:${p:-/usr/local/bin:/usr/bin:/bin}"
 	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
-	# log out: the session command exits, LightDM closes the PAM session
-	touch "$h/$n.logout"
-	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
-		pass "$n: the session command exited and LightDM closed the PAM session"
-	else
-		fail "$n: no close_session within 30 s of the logout; end of the LightDM log:"
-		tail -n 30 "$d/log/lightdm.log"
-	fi
-	stop_pid "$pid"
-	stop_xservers
-	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
-	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+	dm_logout "$n" "$pid" "$n" LightDM "; end of the LightDM log:" "$d/log/lightdm.log"
+	dm_stopped "$n" "$pid"
 }
 
 # ---- greetd --------------------------------------------------------------------
@@ -596,8 +620,7 @@ greetd_login() {
 	local profile=$1 n=greetd d=$TMP/greetd vt pid p top want seen
 	[ "$profile" = with ] || n=greetd-without-snippet
 	rm -f "$TMP"/out/greetd.*
-	command -v greetd >/dev/null 2>&1 || { skip "$n: greetd is not installed"; return; }
-	! runs greetd || { skip "$n: a greetd runs on this machine already"; return; }
+	dm_ready "$n" greetd greetd || return
 	getent passwd _greetd >/dev/null || { skip "$n: no _greetd user (greetd's package makes it)"; return; }
 	if [ -z "$vt_orig" ]; then
 		vt_orig=$(vt_query active)
@@ -638,11 +661,7 @@ user = "$u"
 EOF
 	greetd --config "$d/$n.toml" >"$d/$n.log" 2>&1 &
 	pid=$!
-	PIDS+=("$pid")
-	if ! wait_for "$h/$n.env" 30 "$pid"; then
-		fail "$n: no session within 30 s on VT $vt; greetd said:"
-		tail -n 20 "$d/$n.log"
-		stop_pid "$pid"
+	if ! dm_started "$n" "$pid" 30 " on VT $vt; greetd said:" "$d/$n.log"; then
 		[ "$profile" = with ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
 		return
 	fi
@@ -670,18 +689,11 @@ EOF
 		esac
 	fi
 	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
-	touch "$h/$n.logout"
-	if wait_for "$TMP/out/greetd.after.close_session" 30 "$pid"; then
-		pass "$n: the session command exited and greetd closed the PAM session"
-	else
-		fail "$n: no close_session within 30 s of the logout; greetd said:"
-		tail -n 20 "$d/$n.log"
-	fi
+	dm_logout "$n" "$pid" greetd greetd "; greetd said:" "$d/$n.log"
 	stop_pid "$pid"
 	[ "$profile" = with ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
 	vt_activate "$vt_orig"
-	check_close "$n" "$TMP/out/greetd.after.close_session" after "right after @include login"
-	check_close "$n" "$TMP/out/greetd.top.close_session" before "before @include login"
+	dm_closed "$n" greetd "right after @include login" "before @include login"
 }
 
 # ---- nodm ----------------------------------------------------------------------
@@ -690,11 +702,8 @@ EOF
 # PATH anew and the user's prefix comes back through the package's
 # /etc/profile.d snippet.  Configured by environment variables only.
 nodm_login() {
-	local n=nodm pid top want seen disp=20 i
-	for c in nodm Xvfb; do
-		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
-	done
-	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
+	local n=nodm pid top seen disp=20 i
+	dm_ready "$n" "$n" nodm Xvfb || return
 	add_recorders nodm "$n" '^-?session[[:space:]]' "@include common-session" || return
 	while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
 	printf '#!/bin/sh\nexec %s %s\n' "$TMP/bin/session" "$n" >"$h/.xsession"
@@ -705,37 +714,20 @@ nodm_login() {
 		NODM_MIN_SESSION_TIME=0 NODM_X_TIMEOUT=5 nodm --no-syslog --stderr \
 		>"$TMP/nodm.log" 2>&1 &
 	pid=$!
-	PIDS+=("$pid")
-	if ! wait_for "$h/$n.env" 60 "$pid"; then
-		fail "$n: no session within 60 s; nodm said:"
-		tail -n 20 "$TMP/nodm.log"
-		stop_pid "$pid"
-		stop_xservers
-		return
-	fi
+	dm_started "$n" "$pid" 60 "; nodm said:" "$TMP/nodm.log" || { stop_xservers; return; }
 	pass "$n: autologin of $u into X on Xvfb (:$disp) through /etc/X11/Xsession and ~/.xsession"
-	top=$TMP/out/$n.top.open_session
-	[ -s "$top" ] && show_dm_env "$n" "$top"
-	seen=$(seen_of "$top")
-	want="$h/dm-bin:$path_profile"
-	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
+	dm_opened "$n"
+	check_login "$n" "$h/$n.env" "$h/dm-bin:$path_profile" "$seen" "$top"
 	# nodm starts X and the session again at once, with SIGTERM blocked
 	# until both run: the X server refuses to start, and nodm ends
-	touch "$TMP/xserver.refuse" "$h/$n.logout"
-	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
-		pass "$n: the session command exited and nodm closed the PAM session"
+	touch "$TMP/xserver.refuse"
+	if dm_logout "$n" "$pid" "$n" nodm "; nodm said:" "$TMP/nodm.log"; then
 		for i in $(seq 1 100); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
-	else
-		fail "$n: no close_session within 30 s of the logout; nodm said:"
-		tail -n 20 "$TMP/nodm.log"
 	fi
-	stop_pid "$pid"
-	stop_xservers
-	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
-	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+	dm_stopped "$n" "$pid"
 }
 
 # ---- SDDM ----------------------------------------------------------------------
@@ -744,11 +736,8 @@ nodm_login() {
 # Its session script, /etc/sddm/Xsession, sources /etc/profile and
 # ~/.profile in the user's shell (bash here): PATH as with greetd.
 sddm_login() {
-	local n=sddm d=$TMP/sddm pid top want seen i
-	for c in sddm Xvfb xauth dbus-daemon; do
-		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
-	done
-	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
+	local n=sddm d=$TMP/sddm pid top seen
+	dm_ready "$n" "$n" sddm Xvfb xauth dbus-daemon || return
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
 	add_recorders sddm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"
@@ -782,31 +771,12 @@ SessionDir=$d/xsessions
 EOF
 	sddm >"$d/sddm.log" 2>&1 &
 	pid=$!
-	PIDS+=("$pid")
-	if ! wait_for "$h/$n.env" 60 "$pid"; then
-		fail "$n: no session within 60 s; SDDM said:"
-		tail -n 30 "$d/sddm.log"
-		stop_pid "$pid"
-		stop_xservers
-		return
-	fi
+	dm_started "$n" "$pid" 60 "; SDDM said:" "$d/sddm.log" || { stop_xservers; return; }
 	pass "$n: autologin of $u into an X11 session on Xvfb through /etc/sddm/Xsession"
-	top=$TMP/out/$n.top.open_session
-	[ -s "$top" ] && show_dm_env "$n" "$top"
-	seen=$(seen_of "$top")
-	want="$h/dm-bin:$path_profile"
-	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
-	touch "$h/$n.logout"
-	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
-		pass "$n: the session command exited and SDDM closed the PAM session"
-	else
-		fail "$n: no close_session within 30 s of the logout; SDDM said:"
-		tail -n 30 "$d/sddm.log"
-	fi
-	stop_pid "$pid"
-	stop_xservers
-	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
-	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+	dm_opened "$n"
+	check_login "$n" "$h/$n.env" "$h/dm-bin:$path_profile" "$seen" "$top"
+	dm_logout "$n" "$pid" "$n" SDDM "; SDDM said:" "$d/sddm.log"
+	dm_stopped "$n" "$pid"
 }
 
 # ---- SLiM ----------------------------------------------------------------------
@@ -814,11 +784,8 @@ EOF
 # /etc/slim.conf: changed for the run and restored.  Its login_cmd runs
 # /etc/X11/Xsession through "bash -login": /etc/profile sets PATH anew.
 slim_login() {
-	local n=slim d=$TMP/slim pid top want seen
-	for c in slim Xvfb xauth; do
-		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return; }
-	done
-	! runs "$n" || { skip "$n: a $n runs on this machine already"; return; }
+	local n=slim d=$TMP/slim pid top seen
+	dm_ready "$n" "$n" slim Xvfb xauth || return
 	[ -f /etc/slim.conf ] || { skip "$n: no /etc/slim.conf"; return; }
 	add_recorders slim "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"
@@ -844,31 +811,12 @@ slim_login() {
 		}' "$TMP/backup/%etc%slim.conf" >/etc/slim.conf
 	slim -nodaemon >"$d/slim.out" 2>&1 &
 	pid=$!
-	PIDS+=("$pid")
-	if ! wait_for "$h/$n.env" 60 "$pid"; then
-		fail "$n: no session within 60 s; SLiM said:"
-		tail -n 20 "$d/slim.out" "$d/slim.log" 2>/dev/null
-		stop_pid "$pid"
-		stop_xservers
-		return
-	fi
+	dm_started "$n" "$pid" 60 "; SLiM said:" "$d/slim.out" "$d/slim.log" || { stop_xservers; return; }
 	pass "$n: autologin of $u into X on Xvfb through /etc/X11/Xsession (bash -login) and ~/.xsession"
-	top=$TMP/out/$n.top.open_session
-	[ -s "$top" ] && show_dm_env "$n" "$top"
-	seen=$(seen_of "$top")
-	want="$h/dm-bin:$path_profile"
-	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
-	touch "$h/$n.logout"
-	if wait_for "$TMP/out/$n.after.close_session" 30 "$pid"; then
-		pass "$n: the session command exited and SLiM closed the PAM session"
-	else
-		fail "$n: no close_session within 30 s of the logout; SLiM said:"
-		tail -n 20 "$d/slim.out" "$d/slim.log" 2>/dev/null
-	fi
-	stop_pid "$pid"
-	stop_xservers
-	check_close "$n" "$TMP/out/$n.after.close_session" after "right after @include common-session"
-	check_close "$n" "$TMP/out/$n.top.close_session" before "on the first session line (before common-session)"
+	dm_opened "$n"
+	check_login "$n" "$h/$n.env" "$h/dm-bin:$path_profile" "$seen" "$top"
+	dm_logout "$n" "$pid" "$n" SLiM "; SLiM said:" "$d/slim.out" "$d/slim.log"
+	dm_stopped "$n" "$pid"
 }
 
 lightdm_login

@@ -19,16 +19,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tarball=${1:?usage: tests/pkg/makepkg.sh TARBALL OUT}
 out=${2:?usage: tests/pkg/makepkg.sh TARBALL OUT}
 build_user=${ENVD_BUILD_USER:-envd-build}
-fails=0
-pass() { echo "PASS: makepkg: $*"; }
-fail() {
-	fails=$((fails + 1))
-	echo "FAIL: makepkg: $*"
-}
+. "$top/tests/lib/harness.sh"
+harness_init makepkg pkg
 for c in makepkg fakeroot bsdtar; do
 	command -v "$c" >/dev/null 2>&1 || {
-		echo "SKIP: makepkg: $c is not installed (Debian: makepkg, fakeroot, libarchive-tools; ./dev deps)"
-		exit 0
+		skip "$c is not installed (Debian: makepkg, fakeroot, libarchive-tools; ./dev deps)"
+		finish
 	}
 done
 [ ! -L "$out" ] || rm -rf "$(readlink "$out")" # a former run's directory below /tmp
@@ -50,8 +46,8 @@ if [ "$(id -u)" = 0 ]; then
 	if ! id -u "$build_user" >/dev/null 2>&1 &&
 		! useradd -r -m -d "/var/lib/$build_user" -s /bin/sh -c "pam_envd build user" \
 			"$build_user" >"$out/useradd.log" 2>&1; then
-		echo "SKIP: makepkg: cannot create the build user $build_user: $(cat "$out/useradd.log")"
-		exit 0
+		skip "cannot create the build user $build_user: $(cat "$out/useradd.log")"
+		finish
 	fi
 	chown -R "$build_user:" "$out"
 	run=(setpriv --reuid="$build_user" --regid="$build_user" --init-groups
@@ -109,4 +105,4 @@ else
 	fail ".PKGINFO lacks the license, backup or version line:"
 	cat "$out/PKGINFO"
 fi
-[ "$fails" = 0 ]
+finish

@@ -16,12 +16,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tarball=${1:?usage: tests/pkg/recipes.sh TARBALL OUT}
 out=${2:?usage: tests/pkg/recipes.sh TARBALL OUT}
 tarball=$(cd "$(dirname "$tarball")" && pwd)/$(basename "$tarball")
-fails=0
-pass() { echo "PASS: recipes: $*"; }
-fail() {
-	fails=$((fails + 1))
-	echo "FAIL: recipes: $*"
-}
+. "$top/tests/lib/harness.sh"
+harness_init recipes pkg
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -123,4 +119,4 @@ if ! staged "$w/pkg/pam-envd" | grep -qE '^/usr/share/(man|doc|licenses)/'; then
 else
 	fail "APKBUILD: pam-envd holds documentation"
 fi
-[ "$fails" = 0 ]
+finish

@@ -14,14 +14,10 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tarball=${1:?usage: tests/pkg/rpm.sh TARBALL OUT}
 out=${2:?usage: tests/pkg/rpm.sh TARBALL OUT}
-fails=0
-pass() { echo "PASS: rpm: $*"; }
-fail() {
-	fails=$((fails + 1))
-	echo "FAIL: rpm: $*"
-}
+. "$top/tests/lib/harness.sh"
+harness_init rpm pkg
 for c in rpmbuild rpmlint rpm; do
-	command -v "$c" >/dev/null 2>&1 || { echo "SKIP: rpm: $c is not installed (./dev deps)"; exit 0; }
+	command -v "$c" >/dev/null 2>&1 || { skip "$c is not installed (./dev deps)"; finish; }
 done
 rm -rf "$out"
 mkdir -p "$out/SOURCES"
@@ -149,4 +145,4 @@ else
 	fail "rpm --root --nodeps -i; end of $out/install.log:"
 	tail -n 10 "$out/install.log"
 fi
-[ "$fails" = 0 ]
+finish
