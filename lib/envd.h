@@ -6,7 +6,7 @@
  * This library has no libpam dependency and never prints, logs or exits.
  * Every problem is reported through the diagnostics callback of the
  * configuration; functions return 0 or a negative errno, and only internal
- * failures (out of memory, privilege hooks failing) are errors.  The PAM module and the envd
+ * failures (out of memory, a child that cannot be started) are errors.  The PAM module and the envd
  * command both load through envd_load().
  */
 #ifndef ENVD_H
@@ -33,11 +33,10 @@
 #define ENVD_MAX_DIRS            16u   /* directories per load, the user directory included */
 #define ENVD_MAX_DIAGNOSTICS     1000u /* errors+warnings, and notices+debug, reported per load */
 /* The user side of one load: symbolic link steps followed (the user
- * directory's path and every file's), and the milliseconds its privilege
- * window may stay open reading files, well below the module's wait for
- * another thread's window (10 s). */
+ * directory's path and every file's), and the milliseconds it may take,
+ * from the reader's fork to its last record. */
 #define ENVD_MAX_LINK_STEPS 256u
-#define ENVD_MAX_WINDOW_MS  3000u
+#define ENVD_MAX_USER_MS    3000u
 
 struct envd_limits {
 	size_t file_bytes;
@@ -50,7 +49,7 @@ struct envd_limits {
 	size_t result_bytes;
 	size_t diagnostics;
 	size_t link_steps;
-	size_t window_ms;
+	size_t user_ms;
 };
 
 enum envd_severity {
@@ -109,78 +108,48 @@ struct envd_diag {
 
 typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
 
-/* Privilege hooks around every access to the user directory.  enter returns
- * 0 when the user side may be read (non-zero: it is skipped with a
- * diagnostic); leave returns 0 on success, and non-zero makes envd_load fail
- * with -EPERM (the caller must fail closed). */
-typedef int (*envd_priv_fn)(void *data);
+/* ---- the user's side, read by a process that is the user (child.c) ---- */
 
-/* The calling thread's effective capabilities, saved while a privilege
- * window has them cleared (lib/caps.c). */
-struct envd_caps {
-	uint32_t effective[2];
-};
+struct envd_buf; /* below */
 
-/* ---- the privilege window (window.c) ---- */
-
-/* A root process reads a user's files with the user's rights only: the
- * window switches fsuid, fsgid and the supplementary groups to the user's
- * through a backend, clears the thread's effective capabilities (with
- * root's CAP_SYS_PTRACE a process follows /proc/PID/cwd and /proc/PID/root
- * of any process, whatever its fsuid), verifies all of it from the
- * kernel's answers, and undoes it afterwards, verified the same way.  One
- * window at a time per process (a lock, waited for wait_seconds at most).
- * envd_window_enter and envd_window_leave are envd_config's enter_user and
- * leave_user, with the window as priv_data. */
-#define ENVD_WINDOW_WAIT_SECONDS 10
-
-struct envd_window;
-
-/* How the ids are switched: pam_modutil_drop_priv in the module,
- * setgroups/setfsgid/setfsuid in envd.  drop switches to w's user and
- * returns 0, or non-zero after undoing what it changed; regain switches
- * back to what the window saved (w->fsuid_before, w->fsgid_before,
- * w->groups_before) and returns 0 or non-zero.  The window verifies both. */
-struct envd_window_backend {
-	int (*drop)(struct envd_window *w, void *ctx);
-	int (*regain)(struct envd_window *w, void *ctx);
-	void *ctx;
-};
-
-/* What the window has to say: fatal when the process could not be
- * restored (the caller must fail closed). */
-typedef void (*envd_window_report_fn)(enum envd_severity sev, bool fatal, const char *msg,
-                                      void *data);
-
-struct envd_window {
-	const struct envd_window_backend *backend;
-	uid_t uid; /* the user */
+/* The user's credentials, looked up (NSS) by the caller before any fork. */
+struct envd_ids {
+	uid_t uid;
 	gid_t gid;
-	const char *user; /* NULL: no user, the window never opens */
-	unsigned wait_seconds;
-	envd_window_report_fn report; /* may be NULL */
-	void *report_data;
-	/* state */
-	bool dropped;
-	bool broken; /* a regain failed: the process is not itself any more */
-	bool caps_cleared;
-	struct envd_caps caps;
-	uid_t fsuid_before;
-	gid_t fsgid_before;
-	gid_t *groups_before; /* while open: the groups before enter */
-	int ngroups_before;
+	gid_t *groups; /* malloc'd by envd_ids_get */
+	size_t ngroups;
 };
 
-void envd_window_init(struct envd_window *w, const struct envd_window_backend *backend, uid_t uid,
-                      gid_t gid, const char *user);
-int envd_window_enter(void *window); /* envd_priv_fn: 0 when the user side may be read */
-int envd_window_leave(void *window); /* envd_priv_fn: 0, or -1 when the window is broken */
-/* Closes the window if it is still open.  Returns 0, or -1 when the
- * process could not be restored at some point (the caller fails closed). */
-int envd_window_finish(struct envd_window *w);
-/* The user's groups (getgrouplist, however many), malloc'd.  Returns the
- * count or a negative errno. */
-int envd_user_groups(const char *user, gid_t gid, gid_t **out);
+/* Fills ids with uid, gid and user's supplementary groups (getgrouplist,
+ * however many).  Returns 0, -ENOMEM or -E2BIG. */
+int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids);
+void envd_ids_free(struct envd_ids *ids);
+/* Whether gid is user's private group: no member but user, no other
+ * account's primary group (NSS).  1, 0 or -ENOMEM. */
+int envd_group_private(const char *user, uid_t uid, gid_t gid);
+
+/* Work done in a child process with ids's credentials in full (a root
+ * caller switches; any other caller's child keeps its own), no
+ * capabilities, no_new_privs, not dumpable, only the pipe open, bounded
+ * in CPU time, memory, file size and open files.  work writes to fd what
+ * the caller gets back and returns 0. */
+struct envd_child {
+	const struct envd_ids *ids; /* NULL: no switch */
+	unsigned budget_ms;         /* from before the fork to the pipe's end */
+	size_t memory_bytes;        /* address space the work may add */
+	int (*work)(int fd, void *data);
+	void *data;
+};
+
+/* Runs c->work in a child and puts what it wrote in out (at most out's
+ * cap).  Never blocks past the budget, leaves no child of the caller
+ * behind and reaps only its own.  Returns 0 when the child closed the
+ * pipe (whether it finished its work is for the caller's records to
+ * say), -ETIMEDOUT past the budget (the child is killed), -EMSGSIZE over
+ * the cap, -EPERM when the child could not take the credentials or drop
+ * its privileges, -ECHILD when it could not be started (no clock, pipe
+ * or process), -EIO when the pipe could not be read, or -ENOMEM. */
+int envd_child_run(const struct envd_child *c, struct envd_buf *out);
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -218,9 +187,15 @@ struct envd_config {
 	/* diagnostics less severe than this are neither formatted nor counted
 	 * (default ENVD_DEBUG: all) */
 	enum envd_severity diag_level;
-	envd_priv_fn enter_user;
-	envd_priv_fn leave_user;
-	void *priv_data;
+	/* How the user side is read: NULL, in this process with its own
+	 * credentials (envd run by the user); else in a child process with
+	 * these credentials (child.c), within limits.user_ms from the fork.
+	 * user_name and user_gid name the user's private group candidate:
+	 * write by that group is accepted when it is private
+	 * (envd_group_private); user_name NULL: never. */
+	const struct envd_ids *user_ids;
+	const char *user_name;
+	gid_t user_gid;
 };
 
 /* The four system directories of systemd, in precedence order. */
@@ -432,12 +407,14 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
  * /proc magic link, no link another user planted in a sticky directory),
  * opened without blocking, checked on the descriptor to be a regular file
  * owned by owner or root and writable by no one else, at most max bytes.
- * Within a privilege window for a root process.  Returns 0 with *data
- * malloc'd (NULL for an empty file), or a negative errno with *reason:
- * -EPERM refused by a check, -EINVAL not a file (/dev/null, a directory,
- * a dangling link), -EFBIG over max, -ENOMEM, another errno. */
-int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
-                   const char **reason);
+ * as NULL: in this process, with its own credentials; else in a child
+ * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS), whose
+ * answer is checked as input.  Returns 0 with *data malloc'd (NULL for an
+ * empty file), or a negative errno with *reason: -EPERM refused by a
+ * check, -EINVAL not a file (/dev/null, a directory, a dangling link),
+ * -EFBIG over max, -ETIMEDOUT, -ENOMEM, another errno. */
+int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
+                   char **data, size_t *len, const char **reason);
 
 /* ---- a growable byte buffer with a hard cap (buf.c) ---- */
 

@@ -16,9 +16,11 @@
  * to.  Every directory and file is checked on its descriptor (owner, mode,
  * type, file system), never by path, and so are the directories above the
  * user directory; files open O_NONBLOCK|O_NOCTTY|O_CLOEXEC and are read
- * with a cap, never trusting st_size.  The caller's privilege window
- * (load.c's enter_user/leave_user) makes every access to the user side
- * with the user's rights.
+ * with a cap, never trusting st_size.  The user side is read by a process
+ * that is the user (read.c, child.c); write by the owner's primary group
+ * is noted there and accepted only for a private group.  System paths
+ * pass only through directories root owns and no one else may write
+ * (systemd's safe chase).
  */
 #include "config.h"
 
@@ -39,14 +41,14 @@
 /* A failed call's errno as this file returns it, with the reason given for
  * it: EPERM only ever means "refused by a check" here, so a call's own
  * EPERM becomes EACCES. */
-static int failed(int err, const char **reason, const char *what)
+static int failed(int err, enum envd_reason *reason, enum envd_reason what)
 {
-	*reason = err == ENOMEM ? "out of memory" : what;
+	*reason = err == ENOMEM ? ENVD_R_OOM : what;
 	return err == EPERM ? -EACCES : -err;
 }
 
 /* A check that does not pass: -EPERM with the reason. */
-static int refused(const char **reason, const char *why)
+static int refused(enum envd_reason *reason, enum envd_reason why)
 {
 	*reason = why;
 	return -EPERM;
@@ -91,69 +93,109 @@ static int pseudo_fs(int fd)
 
 /* 0, or -EPERM when fd is on a pseudo file system, or the errno that
  * stopped the check; *reason says which. */
-static int check_fs(int fd, const char **reason)
+static int check_fs(int fd, enum envd_reason *reason)
 {
 	int kind = pseudo_fs(fd);
 
 	if (kind < 0)
-		return failed(-kind, reason, "cannot be examined");
-	return kind ? refused(reason, "on a kernel pseudo file system") : 0;
+		return failed(-kind, reason, ENVD_R_EXAMINE);
+	return kind ? refused(reason, ENVD_R_PSEUDO_FS) : 0;
 }
 
-static int check_dir(int fd, const struct envd_check *chk, const char **reason)
+/* Whether st is writable by someone other than its owner.  Write by the
+ * group chk->group_ok (the user's own primary group) passes here and is
+ * noted: the caller accepts it only for a private group. */
+static bool others_write(const struct envd_check *chk, const struct stat *st)
+{
+	if (st->st_mode & S_IWOTH)
+		return true;
+	if (!(st->st_mode & S_IWGRP))
+		return false;
+	if (chk->group_ok == (gid_t)-1 || st->st_gid != chk->group_ok)
+		return true;
+	if (chk->walk)
+		chk->walk->group_used = true;
+	return false;
+}
+
+static int check_dir(int fd, const struct envd_check *chk, enum envd_reason *reason)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return failed(errno, reason, "cannot be examined");
+		return failed(errno, reason, ENVD_R_EXAMINE);
 	if (!S_ISDIR(st.st_mode))
-		return refused(reason, "not a directory");
+		return refused(reason, ENVD_R_NOT_DIR);
 	if (!owner_ok(chk, st.st_uid))
-		return refused(reason, "owned by another user");
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return refused(reason, "writable by group or others");
+		return refused(reason, ENVD_R_OWNER);
+	if (others_write(chk, &st))
+		return refused(reason, ENVD_R_WRITABLE);
 	return check_fs(fd, reason);
+}
+
+/* A directory a system path passes through (envd_check.safe_dirs). */
+static bool safe_dir(const struct envd_check *chk, const struct stat *st)
+{
+	if (!owner_ok(chk, st->st_uid) && st->st_uid != 0)
+		return false;
+	return !(st->st_mode & (S_IWGRP | S_IWOTH)) || ((st->st_mode & S_ISVTX) && st->st_uid == 0);
 }
 
 #define MAX_PARENTS 128
 
 /* Every directory above fd, up to /: owned by root or an allowed owner, not
  * writable by group or others unless root's and sticky. */
-static int check_parents(int fd, const struct envd_check *chk, const char **reason)
+static int check_parents(int fd, const struct envd_check *chk, enum envd_reason *reason)
 {
 	struct stat cur, up;
 	int cfd = fd, pfd, depth, r = 0;
 
 	if (fstat(fd, &cur) < 0)
-		return failed(errno, reason, "cannot be examined");
+		return failed(errno, reason, ENVD_R_EXAMINE);
 	for (depth = 0; depth < MAX_PARENTS && r == 0; depth++) {
 		pfd = openat(cfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0) {
-			r = failed(errno, reason, "a parent directory cannot be examined");
+			r = failed(errno, reason, ENVD_R_PARENT_EXAMINE);
 			break;
 		}
 		if (cfd != fd)
 			close(cfd);
 		cfd = pfd;
 		if (fstat(cfd, &up) < 0)
-			r = failed(errno, reason, "a parent directory cannot be examined");
+			r = failed(errno, reason, ENVD_R_PARENT_EXAMINE);
 		else if (up.st_dev == cur.st_dev && up.st_ino == cur.st_ino)
 			break; /* reached / */
 		else if (!owner_ok(chk, up.st_uid) && up.st_uid != 0)
-			r = refused(reason, "a parent directory is owned by another user");
-		else if ((up.st_mode & (S_IWGRP | S_IWOTH)) &&
-		         !((up.st_mode & S_ISVTX) && up.st_uid == 0))
-			r = refused(reason, "a parent directory is writable by group or others");
+			r = refused(reason, ENVD_R_PARENT_OWNER);
+		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) && others_write(chk, &up))
+			r = refused(reason, ENVD_R_PARENT_WRITABLE);
 		cur = up;
 	}
 	if (cfd != fd)
 		close(cfd);
 	if (r == 0 && depth == MAX_PARENTS)
-		r = refused(reason, "too many parent directories");
+		r = refused(reason, ENVD_R_PARENTS_DEEP);
 	return r;
 }
 
 #define MAX_LINKS 40 /* per path, as the kernel's own walk */
+
+/* The walk's own refusal of a directory on a system path that someone
+ * other than root could change (envd_check.safe_dirs): an errno no file
+ * system call returns. */
+#define ERR_UNSAFE_DIR ECHRNG
+
+/* A directory the walk enters on a system path: safe_dir() or refused. */
+static int entered(const struct envd_check *chk, int fd)
+{
+	struct stat st;
+
+	if (!chk->safe_dirs)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return safe_dir(chk, &st) ? 0 : -ERR_UNSAFE_DIR;
+}
 
 /* One more link step on chk's side: -EMLINK when the load's budget for
  * that side has run out. */
@@ -235,6 +277,12 @@ static int walk(int dirfd, const char *path, const struct envd_check *chk, struc
 	fd = openat(dirfd, path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* a relative walk starts in a directory the caller checked */
+	r = path[0] == '/' ? entered(chk, fd) : 0;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	strcpy(out->name, ".");
 	for (;;) {
 		while (*rest == '/')
@@ -283,6 +331,9 @@ static int walk(int dirfd, const char *path, const struct envd_check *chk, struc
 		close(fd);
 		fd = nfd;
 		strcpy(out->name, ".");
+		r = entered(chk, fd);
+		if (r < 0)
+			break;
 	}
 	if (r < 0) {
 		close(fd);
@@ -302,6 +353,7 @@ static int walk_result(int r)
 	case -ELOOP:
 	case -EXDEV:
 	case -ENOTDIR:
+	case -ERR_UNSAFE_DIR:
 		return -EPERM;
 	case -EPERM:
 		return -EACCES;
@@ -327,34 +379,75 @@ static int walk_open(int dirfd, const char *path, const struct envd_check *chk, 
 }
 
 /* Why opening a directory or a file failed (r < 0). */
-static const char *open_reason(int r)
+static enum envd_reason open_reason(int r)
 {
 	switch (-r) {
 	case ENOENT:
-		return "does not exist";
+		return ENVD_R_MISSING;
 	case ENOTDIR:
-		return "not a directory";
+		return ENVD_R_NOT_DIR;
 	case EACCES:
 	case EPERM:
-		return "permission denied";
+		return ENVD_R_DENIED;
 	case ELOOP:
-		return "a /proc magic link or too many symbolic links";
+		return ENVD_R_LOOP;
 	case EMLINK:
-		return "the load's limit of symbolic link steps was reached";
+		return ENVD_R_LINK_BUDGET;
 	case EXDEV:
-		return "reached through a symbolic link that another user planted in a sticky, "
-		       "world-writable directory";
+		return ENVD_R_STICKY_LINK;
+	case ERR_UNSAFE_DIR:
+		return ENVD_R_UNSAFE_PATH;
 	case ENAMETOOLONG:
-		return "a path too long";
+		return ENVD_R_NAME_LONG;
 	case ENOMEM:
-		return "out of memory";
+		return ENVD_R_OOM;
 	default:
-		return "cannot be opened";
+		return ENVD_R_OPEN;
 	}
 }
 
+static const char *const reason_texts[ENVD_R_COUNT] = {
+    [ENVD_R_NONE] = "no reason",
+    [ENVD_R_OOM] = "out of memory",
+    [ENVD_R_EXAMINE] = "cannot be examined",
+    [ENVD_R_PARENT_EXAMINE] = "a parent directory cannot be examined",
+    [ENVD_R_READ_ERROR] = "read error",
+    [ENVD_R_PSEUDO_FS] = "on a kernel pseudo file system",
+    [ENVD_R_NOT_DIR] = "not a directory",
+    [ENVD_R_OWNER] = "owned by another user",
+    [ENVD_R_WRITABLE] = "writable by group or others",
+    [ENVD_R_GROUP_SHARED] = "writable by a group that is not the owner's private group",
+    [ENVD_R_PARENT_OWNER] = "a parent directory is owned by another user",
+    [ENVD_R_PARENT_WRITABLE] = "a parent directory is writable by group or others",
+    [ENVD_R_PARENTS_DEEP] = "too many parent directories",
+    [ENVD_R_UNSAFE_PATH] = "reached through a directory that someone other than root can change",
+    [ENVD_R_MISSING] = "does not exist",
+    [ENVD_R_DENIED] = "permission denied",
+    [ENVD_R_LOOP] = "a /proc magic link or too many symbolic links",
+    [ENVD_R_LINK_BUDGET] = "the load's limit of symbolic link steps was reached",
+    [ENVD_R_STICKY_LINK] = "reached through a symbolic link that another user planted in a "
+                           "sticky, world-writable directory",
+    [ENVD_R_NAME_LONG] = "a path too long",
+    [ENVD_R_OPEN] = "cannot be opened",
+    [ENVD_R_TOO_BIG] = "larger than the file size limit",
+    [ENVD_R_DANGLING] = "dangling symbolic link",
+    [ENVD_R_IS_DIR] = "a directory",
+    [ENVD_R_DEV_NULL] = "/dev/null",
+    [ENVD_R_NOT_REGULAR] = "not a regular file",
+    [ENVD_R_EMPTY] = "empty file",
+    [ENVD_R_DIR_FULL] = "over the limit of files per directory",
+    [ENVD_R_INPUT_FULL] = "the limit on bytes read in one load was reached",
+    [ENVD_R_LATE] = "not read: the time limit for reading the user's files was reached",
+    [ENVD_R_NOT_READ] = "not read",
+};
+
+const char *envd_reason_text(enum envd_reason r)
+{
+	return (unsigned)r < ENVD_R_COUNT && reason_texts[r] ? reason_texts[r] : "cannot be read";
+}
+
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
-                  const char **reason)
+                  enum envd_reason *reason)
 {
 	int fd, r;
 
@@ -376,7 +469,7 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
 /* Reads fd to its end, at most max bytes, into a malloc'd buffer.  Returns
  * 0, -EFBIG over max, -ENOMEM, or read's errno. */
 static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len,
-                       const char **reason)
+                       enum envd_reason *reason)
 {
 	/* st_size + 1: a file that did not change reads whole, and the next
 	 * read's 0 ends it without a reallocation; no size (a pseudo file)
@@ -388,13 +481,13 @@ static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len
 	int r = 0;
 
 	if (!buf)
-		return failed(ENOMEM, reason, NULL);
+		return failed(ENOMEM, reason, ENVD_R_OOM);
 	while (r == 0) {
 		if (n == cap) {
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
 			nb = realloc(buf, cap);
 			if (!nb) {
-				r = failed(ENOMEM, reason, NULL);
+				r = failed(ENOMEM, reason, ENVD_R_OOM);
 				break;
 			}
 			buf = nb;
@@ -403,13 +496,13 @@ static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			r = failed(errno, reason, "read error");
+			r = failed(errno, reason, ENVD_R_READ_ERROR);
 		else if (got == 0) {
 			*data = buf;
 			*len = n;
 			return 0;
 		} else if ((n += (size_t)got) > max) {
-			*reason = "larger than the file size limit";
+			*reason = ENVD_R_TOO_BIG;
 			r = -EFBIG;
 		}
 	}
@@ -418,7 +511,7 @@ static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len
 }
 
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
-                   char **data, size_t *len, const char **reason)
+                   char **data, size_t *len, enum envd_reason *reason)
 {
 	struct walked w = {.dirfd = -1};
 	struct stat st;
@@ -426,12 +519,12 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 
 	*data = NULL;
 	*len = 0;
-	*reason = NULL;
+	*reason = ENVD_R_NONE;
 	/* the entry's links resolved by the walk; what it names is looked at
 	 * first, a filter only: spares opening FIFOs and devices at all */
 	r = walk(dirfd, name, chk, &w);
 	if (r == -ENOENT) {
-		*reason = "dangling symbolic link";
+		*reason = ENVD_R_DANGLING;
 		return ENVD_READ_MASKS;
 	}
 	if (r < 0) {
@@ -442,19 +535,19 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		r = errno;
 		close(w.dirfd);
 		if (r == ENOENT) {
-			*reason = "dangling symbolic link";
+			*reason = ENVD_R_DANGLING;
 			return ENVD_READ_MASKS;
 		}
-		return failed(r, reason, r == EACCES ? "permission denied" : "cannot be examined");
+		return failed(r, reason, r == EACCES ? ENVD_R_DENIED : ENVD_R_EXAMINE);
 	}
 	if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
 		close(w.dirfd);
-		*reason = S_ISDIR(st.st_mode) ? "a directory" : "/dev/null";
+		*reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
 		return ENVD_READ_MASKS;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(w.dirfd);
-		return refused(reason, "not a regular file");
+		return refused(reason, ENVD_R_NOT_REGULAR);
 	}
 	fd = openat(w.dirfd, w.name, OPEN_FLAGS | O_NOFOLLOW);
 	if (fd < 0)
@@ -464,14 +557,16 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		*reason = open_reason(fd);
 		return walk_result(fd);
 	}
+	if (chk->walk)
+		chk->walk->group_used = false; /* what the file itself relies on */
 	if (fstat(fd, &st) < 0)
-		r = failed(errno, reason, "cannot be examined");
+		r = failed(errno, reason, ENVD_R_EXAMINE);
 	else if (!S_ISREG(st.st_mode))
-		r = refused(reason, "not a regular file");
+		r = refused(reason, ENVD_R_NOT_REGULAR);
 	else if (!owner_ok(chk, st.st_uid))
-		r = refused(reason, "owned by another user");
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		r = refused(reason, "writable by group or others");
+		r = refused(reason, ENVD_R_OWNER);
+	else if (others_write(chk, &st))
+		r = refused(reason, ENVD_R_WRITABLE);
 	else
 		r = check_fs(fd, reason);
 	if (r == 0)
@@ -482,16 +577,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		/* an empty file reads nothing and only masks, as in systemd */
 		free(*data);
 		*data = NULL;
-		*reason = "empty file";
+		*reason = ENVD_R_EMPTY;
 	}
 	return r;
-}
-
-int envd_read_path(const char *path, uid_t owner, size_t max, char **data, size_t *len,
-                   const char **reason)
-{
-	struct envd_check chk = {.owner_a = owner, .owner_b = 0};
-	int r = envd_read_file(AT_FDCWD, path, &chk, max, data, len, reason);
-
-	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

@@ -140,25 +140,68 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
                      const char *value, size_t value_len, const char *file, unsigned line,
                      bool user_side);
 
-/* ---- capabilities (caps.c) ---- */
-
-/* Clear and restore the calling thread's effective capability set.  Both
- * return 0 once the kernel reports the wanted set, else a negative errno;
- * a clear that fails puts the set back as it was if it can. */
-int envd_caps_clear(struct envd_caps *saved);
-int envd_caps_restore(const struct envd_caps *saved);
-
 /* ---- safe file access (fileio.c) ---- */
 
-/* What one side of a load may still spend on following symbolic links. */
+/* Why a directory or file was skipped or only masks: one list, so that
+ * the reader in a child process can say it with a number (read.c) and the
+ * text stays the parent's own. */
+enum envd_reason {
+	ENVD_R_NONE,
+	ENVD_R_OOM,
+	ENVD_R_EXAMINE,
+	ENVD_R_PARENT_EXAMINE,
+	ENVD_R_READ_ERROR,
+	ENVD_R_PSEUDO_FS,
+	ENVD_R_NOT_DIR,
+	ENVD_R_OWNER,
+	ENVD_R_WRITABLE,
+	ENVD_R_GROUP_SHARED,
+	ENVD_R_PARENT_OWNER,
+	ENVD_R_PARENT_WRITABLE,
+	ENVD_R_PARENTS_DEEP,
+	ENVD_R_UNSAFE_PATH,
+	ENVD_R_MISSING,
+	ENVD_R_DENIED,
+	ENVD_R_LOOP,
+	ENVD_R_LINK_BUDGET,
+	ENVD_R_STICKY_LINK,
+	ENVD_R_NAME_LONG,
+	ENVD_R_OPEN,
+	ENVD_R_TOO_BIG,
+	ENVD_R_DANGLING,
+	ENVD_R_IS_DIR,
+	ENVD_R_DEV_NULL,
+	ENVD_R_NOT_REGULAR,
+	ENVD_R_EMPTY,
+	ENVD_R_DIR_FULL,
+	ENVD_R_INPUT_FULL,
+	ENVD_R_LATE,
+	ENVD_R_NOT_READ,
+	ENVD_R_COUNT
+};
+/* The text of a reason; an unknown number reads as "cannot be read". */
+const char *envd_reason_text(enum envd_reason r);
+
+/* What one side of a load may still spend on following symbolic links,
+ * and what the last check relied on. */
 struct envd_walk {
 	size_t links_left;
-	bool links_cut; /* the budget ran out: something was not opened */
+	bool links_cut;  /* the budget ran out: something was not opened */
+	bool group_used; /* the last check accepted group write by group_ok */
 };
 
 struct envd_check {
 	uid_t owner_a; /* allowed owners; owner_a also owns links in sticky dirs */
 	uid_t owner_b;
+	/* The user side: write by this group (the owner's primary group) is
+	 * accepted provisionally and noted in walk->group_used; the caller
+	 * accepts it only when the group is the owner's private group.
+	 * (gid_t)-1: no group write is accepted. */
+	gid_t group_ok;
+	/* The system side: every directory a path passes through, links
+	 * followed, is owned by an allowed owner (or root) and writable by no
+	 * one else, unless root's and sticky. */
+	bool safe_dirs;
 	struct envd_walk *walk; /* the side's link budget, or NULL: no budget */
 };
 
@@ -169,7 +212,7 @@ struct envd_check {
  * type, file system, how it was reached), -EMLINK (chk's link budget ran
  * out), -ENOMEM, another errno (cannot be opened or examined). */
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
-                  const char **reason);
+                  enum envd_reason *reason);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
  * into a malloc'd buffer.  Returns 0
  * with the contents in *data and *len (*data NULL for an empty file),
@@ -180,6 +223,6 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
  * another errno (cannot be opened, examined or read). */
 #define ENVD_READ_MASKS 1
 int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
-                   char **data, size_t *len, const char **reason);
+                   char **data, size_t *len, enum envd_reason *reason);
 
 #endif

@@ -14,14 +14,20 @@ struct not_conf_ctx {
 	const char *dir;
 };
 
+void envd_lint_not_conf_name(struct loader *ld, const char *dir, const char *name)
+{
+	char *p = envd_join(dir, '/', name);
+
+	envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_FILE_NOT_CONF, p ? p : dir, 0, NULL,
+	           "not read: environment.d reads only names ending in \".conf\"");
+	free(p);
+}
+
 static void not_conf_cb(const char *name, void *data)
 {
 	struct not_conf_ctx *c = data;
-	char *p = envd_join(c->dir, '/', name);
 
-	envd_diagf(&c->ld->sink, ENVD_WARNING, ENVD_C_FILE_NOT_CONF, p ? p : c->dir, 0, NULL,
-	           "not read: environment.d reads only names ending in \".conf\"");
-	free(p);
+	envd_lint_not_conf_name(c->ld, c->dir, name);
 }
 
 int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir)

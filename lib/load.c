@@ -2,12 +2,13 @@
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* load.c - the one loading path: directories -> files -> assignments.
  *
- * Order of work: (1) inside one enter_user/leave_user window, list the user
- * directory and read its files (every user file wins its name: the user
- * directory has the highest precedence); (2) list the system directories and
- * read the files no earlier directory masks; (3) parse, filter and expand
- * the files in strcmp order of their basenames.  Everything is linear in the
- * input except the one sort of the file names. */
+ * Order of work (read.c reads): (1) the user directory is listed and its
+ * files read by a process that is the user (every user file wins its name:
+ * the user directory has the highest precedence); (2) the system
+ * directories are listed and the files no earlier directory masks are
+ * read; (3) here, the files are parsed, filtered and expanded in strcmp
+ * order of their basenames.  Everything is linear in the input except the
+ * one sort of the file names. */
 #include "config.h"
 
 #include <errno.h>
@@ -40,13 +41,14 @@ void envd_limits_default(struct envd_limits *l)
 	l->result_bytes = ENVD_MAX_RESULT_BYTES;
 	l->diagnostics = ENVD_MAX_DIAGNOSTICS;
 	l->link_steps = ENVD_MAX_LINK_STEPS;
-	l->window_ms = ENVD_MAX_WINDOW_MS;
+	l->user_ms = ENVD_MAX_USER_MS;
 }
 
 void envd_config_init(struct envd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->user_uid = (uid_t)-1;
+	cfg->user_gid = (gid_t)-1;
 	cfg->system_uid = 0;
 	cfg->diag_level = ENVD_DEBUG;
 	cfg->base_preset = SIZE_MAX;
@@ -56,207 +58,6 @@ void envd_config_init(struct envd_config *cfg)
 const char *envd_version(void)
 {
 	return PACKAGE_VERSION;
-}
-
-/* ---- reading ---- */
-
-/* Reads one listed file into e.  Returns 0, or -ENOMEM. */
-static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
-                    const struct envd_check *chk)
-{
-	const struct envd_limits *lim = &ld->cfg->limits;
-	size_t max = lim->file_bytes;
-	int r;
-
-	e->status = ENVD_SCAN_SKIPPED;
-	if (ld->input_bytes >= lim->input_bytes) {
-		e->code = ENVD_C_LIMIT;
-		e->reason = "the limit on bytes read in one load was reached";
-		return 0;
-	}
-	if (max > lim->input_bytes - ld->input_bytes)
-		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &e->reason);
-	if (r == -ENOMEM)
-		return r;
-	if (r == 0 && e->data) {
-		e->status = ENVD_SCAN_READ;
-		ld->input_bytes += e->len;
-	} else if (r == 0 || r == ENVD_READ_MASKS) {
-		e->status = ENVD_SCAN_MASKS;
-		e->empty = r == 0;
-	} else
-		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
-		          : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
-		                                        : ENVD_C_FILE_ERROR;
-	return 0;
-}
-
-static void report_dir(struct loader *ld, const char *path, bool user, int r, const char *reason)
-{
-	enum envd_code code = r == -ENOENT  ? ENVD_C_DIR_MISSING
-	                      : r == -EPERM ? ENVD_C_DIR_UNSAFE
-	                                    : ENVD_C_DIR_ERROR;
-
-	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
-	           NULL, "%s directory %s, skipped", user ? "user" : "system", reason);
-}
-
-/* Opens and lists directory number dir into *fd, or -1 when it is skipped
- * (reported).  Returns 0, or -ENOMEM. */
-static int list_dir(struct loader *ld, size_t dir, bool user, const struct envd_check *chk, int *fd)
-{
-	const struct envd_limits *lim = &ld->cfg->limits;
-	const char *path = ld->dir_paths[dir], *reason;
-	struct envd_scan_report rep;
-	int r;
-
-	*fd = envd_open_dir(path, chk, user, &reason);
-	if (*fd == -ENOMEM)
-		return -ENOMEM;
-	if (*fd < 0) {
-		report_dir(ld, path, user, *fd, reason);
-		*fd = -1;
-		return 0;
-	}
-	r = envd_scan_dir(&ld->scan, *fd, dir, lim->files_per_dir, &rep);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
-		           "error while listing the directory");
-	if (rep.dropped)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
-		           "more than %zu .conf files: %zu skipped", lim->files_per_dir,
-		           rep.dropped);
-	if (rep.truncated)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
-		           "too many directory entries: listing stopped");
-	/* lint only: a listing that fails is no finding, out of memory
-	 * fails the load as everywhere */
-	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT))
-		return envd_lint_not_conf(ld, *fd, path) == -ENOMEM ? -ENOMEM : 0;
-	return 0;
-}
-
-/* When the user side's window must close: window_ms from now.  Returns
- * false when the clock cannot be read (the user's files are then not
- * read: the bound could not be kept). */
-static bool window_deadline(const struct envd_limits *lim, struct timespec *until)
-{
-	if (clock_gettime(CLOCK_MONOTONIC, until) != 0)
-		return false;
-	until->tv_sec += (time_t)(lim->window_ms / 1000);
-	until->tv_nsec += (long)(lim->window_ms % 1000) * 1000000L;
-	if (until->tv_nsec >= 1000000000L) {
-		until->tv_sec++;
-		until->tv_nsec -= 1000000000L;
-	}
-	return true;
-}
-
-static bool past(const struct timespec *until)
-{
-	struct timespec now;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return true;
-	return now.tv_sec > until->tv_sec ||
-	       (now.tv_sec == until->tv_sec && now.tv_nsec >= until->tv_nsec);
-}
-
-/* Reads the listed user files [first, scan.n) from fd, while the window's
- * time lasts.  Returns 0 or -ENOMEM. */
-static int read_user_files(struct loader *ld, int fd, size_t first, const struct envd_check *chk)
-{
-	const struct envd_limits *lim = &ld->cfg->limits;
-	struct timespec until;
-	bool in_time = window_deadline(lim, &until);
-	size_t i, late = 0;
-	int r = 0;
-
-	for (i = first; i < ld->scan.n && r == 0; i++) {
-		struct envd_scan_entry *e = &ld->scan.v[i];
-
-		if (e->status != ENVD_SCAN_PENDING)
-			continue;
-		if (in_time && past(&until))
-			in_time = false;
-		if (!in_time) {
-			/* not read, but still its name: it masks */
-			e->status = ENVD_SCAN_SKIPPED;
-			e->code = ENVD_C_LIMIT;
-			e->reason =
-			    "not read: the time limit for reading the user's files was reached";
-			late++;
-			continue;
-		}
-		r = read_one(ld, fd, e, chk);
-	}
-	if (late > 0)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
-		           "reading the user's files took longer than %zu ms: %zu files not read",
-		           lim->window_ms, late);
-	if (chk->walk->links_cut)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
-		           "more than %zu symbolic link steps: the files behind the rest were "
-		           "not read",
-		           lim->link_steps);
-	return r;
-}
-
-/* Phase 1: the user directory, inside one privilege window.  Returns 0,
- * -ENOMEM, or -EPERM when the privileges could not be restored. */
-static int load_user(struct loader *ld)
-{
-	const struct envd_config *cfg = ld->cfg;
-	struct envd_walk walk = {.links_left = cfg->limits.link_steps};
-	struct envd_check chk = {.owner_a = cfg->user_uid, .owner_b = 0, .walk = &walk};
-	size_t first = ld->scan.n;
-	int fd, r;
-
-	if (cfg->enter_user && cfg->enter_user(cfg->priv_data) != 0) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, cfg->user_dir, 0, NULL,
-		           "cannot switch to the user's privileges: user directory skipped");
-		return 0;
-	}
-	r = list_dir(ld, 0, true, &chk, &fd);
-	if (fd >= 0) {
-		/* every user file wins its name: read them all now */
-		if (r == 0)
-			r = read_user_files(ld, fd, first, &chk);
-		close(fd);
-	}
-	if (cfg->leave_user && cfg->leave_user(cfg->priv_data) != 0)
-		r = -EPERM;
-	return r;
-}
-
-/* Phase 2: the system directories; only unmasked files are read.  Returns
- * 0 or -ENOMEM. */
-static int load_system(struct loader *ld, size_t first_dir)
-{
-	struct envd_check chk = {.owner_a = ld->cfg->system_uid, .owner_b = ld->cfg->system_uid};
-	int fds[ENVD_MAX_DIRS], r = 0;
-	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
-
-	for (d = first_dir; d < nd; d++) {
-		fds[d] = -1;
-		if (r == 0)
-			r = list_dir(ld, d, false, &chk, &fds[d]);
-	}
-	if (r == 0)
-		envd_scan_sort(&ld->scan);
-	for (i = 0; i < ld->scan.n && r == 0; i++) {
-		struct envd_scan_entry *e = &ld->scan.v[i];
-
-		if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
-			r = read_one(ld, fds[e->dir], e, &chk);
-	}
-	for (d = first_dir; d < nd; d++)
-		if (fds[d] >= 0)
-			close(fds[d]);
-	return r;
 }
 
 /* ---- assignments ---- */
@@ -506,10 +307,10 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	f->state = state_of[e->status];
 	f->user_side = ld->cfg->user_dir && e->dir == 0;
 	f->masked_by = NULL;
-	f->reason = e->reason;
+	f->reason = e->reason == ENVD_R_NONE ? NULL : envd_reason_text(e->reason);
 	f->empty = e->empty;
 	if (e->status == ENVD_SCAN_PENDING) {
-		f->reason = "not read";
+		f->reason = envd_reason_text(ENVD_R_NOT_READ);
 		e->code = ENVD_C_FILE_ERROR;
 	}
 	return 0;
@@ -680,9 +481,9 @@ int envd_load(const struct envd_config *cfg, struct envd_result **out)
 	if (r == 0)
 		r = index_base(&ld);
 	if (r == 0 && cfg->user_dir)
-		r = load_user(&ld);
+		r = envd_read_user(&ld);
 	if (r == 0)
-		r = load_system(&ld, cfg->user_dir ? 1 : 0);
+		r = envd_read_system(&ld, cfg->user_dir ? 1 : 0);
 	if (r == 0) {
 		ld.res->files = calloc(ld.scan.n + 1, sizeof(*ld.res->files));
 		if (!ld.res->files)

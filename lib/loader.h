@@ -38,11 +38,23 @@ struct loader {
 	char user_ref[128]; /* lint: a variable a user file set, referenced by the value */
 };
 
+/* read.c: the reading phases.  Each returns 0 or -ENOMEM; everything else
+ * is reported and skipped. */
+
+/* The user directory (ld->dir_paths[0]) into ld->scan: in this process,
+ * or in a child with cfg->user_ids (child.c), whose records are checked. */
+int envd_read_user(struct loader *ld);
+/* The system directories from first_dir on; sorts ld->scan and reads the
+ * files no earlier directory masks. */
+int envd_read_system(struct loader *ld, size_t first_dir);
+
 /* lint.c: the warnings of envd check (ENVD_LINT) */
 
 /* The names of dirfd that environment.d does not read.  Returns 0, -ENOMEM
  * or -EIO. */
 int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir);
+/* One such name of dir. */
+void envd_lint_not_conf_name(struct loader *ld, const char *dir, const char *name);
 /* The expansion's on_ref hook: unset references, empty defaults, and a
  * system file's reference to a variable a user file set. */
 void envd_lint_on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,

@@ -62,7 +62,7 @@ static struct dirent *next_entry(DIR *d)
 	return readdir(d);
 }
 
-static int push_name(struct envd_scan *sc, const char *name, size_t dir)
+int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir)
 {
 	struct envd_scan_entry *e;
 
@@ -77,7 +77,7 @@ static int push_name(struct envd_scan *sc, const char *name, size_t dir)
 	}
 	e = &sc->v[sc->n];
 	memset(e, 0, sizeof(*e));
-	e->name = envd_memdup0(name, strlen(name));
+	e->name = envd_memdup0(name, len);
 	if (!e->name)
 		return -ENOMEM;
 	e->dir = dir;
@@ -120,7 +120,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 				rep->not_conf++;
 			continue;
 		}
-		r = push_name(sc, de->d_name, dir);
+		r = envd_scan_push(sc, de->d_name, strlen(de->d_name), dir);
 		if (r < 0)
 			break;
 		nconf++;
@@ -139,7 +139,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 		for (i = first + max_files; i < sc->n; i++) {
 			sc->v[i].status = ENVD_SCAN_SKIPPED;
 			sc->v[i].code = ENVD_C_LIMIT;
-			sc->v[i].reason = "over the limit of files per directory";
+			sc->v[i].reason = ENVD_R_DIR_FULL;
 		}
 		rep->dropped = nconf - max_files;
 	}

@@ -19,9 +19,10 @@ struct envd_scan_entry {
 	size_t dir;                        /* index of the directory, 0 = highest precedence */
 	struct envd_scan_entry *masked_by; /* set by envd_scan_sort */
 	enum envd_scan_status status;
-	const char *reason;  /* static string */
+	enum envd_reason reason;
 	enum envd_code code; /* diagnostic code when SKIPPED */
 	bool empty;          /* MASKS: an empty file */
+	bool group_write;    /* READ: relies on write by the owner's primary group */
 	char *data;          /* contents, when READ (malloc'd) */
 	size_t len;
 };
@@ -37,6 +38,9 @@ struct envd_scan_report {
 	bool truncated;  /* stopped listing: far too many entries */
 };
 
+/* Appends name (len bytes, copied) of directory dir, pending.  Returns 0
+ * or -ENOMEM. */
+int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir);
 /* Lists dirfd's .conf names as directory number dir.  Returns 0, -ENOMEM,
  * or -EIO when the listing failed part way (the names read so far are
  * kept). */

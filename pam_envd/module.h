@@ -31,19 +31,6 @@ void pe_options_free(struct pe_options *opt);
 /* Whether argv names the cleanup instance, without parsing the rest. */
 bool pe_options_cleanup(int argc, const char **argv);
 
-/* The module's backend of the privilege window (privilege.c, over
- * lib/window.c).  Lives on the caller's stack. */
-struct pe_priv {
-	pam_handle_t *pamh;
-	const struct passwd *pw;
-	bool debug;
-	struct envd_window win; /* envd_config's priv_data */
-	struct envd_window_backend backend;
-	gid_t grplist[PAM_MODUTIL_NGROUPS];
-	struct pam_modutil_privs privs;
-};
-void pe_priv_init(struct pe_priv *priv, pam_handle_t *pamh, const struct passwd *pw, bool debug);
-
 /* Diagnostics to syslog. */
 struct pe_log {
 	pam_handle_t *pamh;

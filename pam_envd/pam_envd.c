@@ -6,8 +6,10 @@
  * open_session (and setcred, for stacks that only call that) loads the
  * user's and the system's environment.d directories through envd_load(),
  * the same function `envd show` uses, and writes the variables the files
- * assign with pam_putenv(), at most once per PAM handle.  The threat model
- * and the privilege window are in lib/window.c.
+ * assign with pam_putenv(), at most once per PAM handle.  The login
+ * process reads nothing of the user's: the user directory is read by a
+ * child process with the user's credentials (lib/child.c), whose answer
+ * is checked as input (lib/read.c).
  *
  * The PAM environment is not the user's session alone: Linux-PAM runs the
  * close_session hooks top to bottom on the same environment, so every
@@ -20,8 +22,10 @@
  *
  * Return values: PAM_SUCCESS whatever the files hold (skipped files and
  * assignments are logged).  Errors only for internal failures: out of
- * memory, a PAM call failing, no PAM_USER, privileges that cannot be
- * restored: PAM_SESSION_ERR from open_session, PAM_CRED_ERR from setcred.
+ * memory, a PAM call failing, no PAM_USER: PAM_SESSION_ERR from
+ * open_session, PAM_CRED_ERR from setcred.  A user side that cannot be read
+ * (the child cannot start, takes too long, says something malformed) is
+ * logged and skipped: the system files still apply.
  * close_session returns PAM_SUCCESS, or PAM_SESSION_ERR from a cleanup
  * instance that could not take a variable back.  authenticate returns
  * PAM_IGNORE, acct_mgmt and chauthtok PAM_SERVICE_ERR (like pam_env, the
@@ -33,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
@@ -223,12 +228,36 @@ static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt, const 
 	return PAM_SUCCESS;
 }
 
+/* Who reads the user directory: the user, in a child process.  A root
+ * caller looks the groups up now (NSS is not for a forked child); any other
+ * caller's child keeps the caller's own credentials.  Returns PAM_SUCCESS,
+ * with *dir freed when the groups cannot be had, or PAM_BUF_ERR. */
+static int reader_ids(pam_handle_t *pamh, const struct passwd *pw, char **dir, struct envd_ids *ids)
+{
+	int r;
+
+	*ids = (struct envd_ids){.uid = pw->pw_uid, .gid = pw->pw_gid};
+	if (geteuid() != 0 || pw->pw_uid == 0)
+		return PAM_SUCCESS;
+	r = envd_ids_get(pw->pw_name, pw->pw_uid, pw->pw_gid, ids);
+	if (r == -ENOMEM)
+		return PAM_BUF_ERR;
+	if (r < 0) {
+		pam_syslog(pamh, LOG_ERR,
+		           "cannot look up the user's groups; the user's files are "
+		           "skipped");
+		free(*dir);
+		*dir = NULL;
+	}
+	return PAM_SUCCESS;
+}
+
 /* Loads and applies the files.  err is the entry point's failure code. */
 static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 {
 	struct pe_options opt;
 	struct pe_log log;
-	struct pe_priv priv;
+	struct envd_ids ids = {0};
 	struct envd_config cfg;
 	struct envd_result *res = NULL;
 	const void *item = NULL;
@@ -265,14 +294,20 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	if (r < 0)
 		goto out;
 	rc = user_dir_for(pamh, &opt, pw, base, &dir);
+	if (rc == PAM_SUCCESS && dir != NULL)
+		rc = reader_ids(pamh, pw, &dir, &ids);
 	if (rc != PAM_SUCCESS)
 		goto out;
 
 	pe_log_init(&log, pamh, opt.debug);
-	pe_priv_init(&priv, pamh, pw, opt.debug);
 	envd_config_init(&cfg);
 	cfg.user_dir = dir;
 	cfg.user_uid = pw ? pw->pw_uid : 0;
+	if (pw != NULL) {
+		cfg.user_ids = &ids;
+		cfg.user_name = pw->pw_name;
+		cfg.user_gid = pw->pw_gid;
+	}
 	cfg.system_uid = 0;
 	cfg.base_env = base;
 	/* nooverwrite keeps what the PAM environment holds, not the fallbacks
@@ -284,16 +319,8 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	cfg.diag = pe_log_diag;
 	cfg.diag_data = &log;
 	cfg.diag_level = opt.debug ? ENVD_DEBUG : ENVD_WARNING; /* what pe_log_diag sends */
-	cfg.enter_user = envd_window_enter;
-	cfg.leave_user = envd_window_leave;
-	cfg.priv_data = &priv.win;
 
 	r = envd_load(&cfg, &res);
-	if (envd_window_finish(&priv.win) != 0 || r == -EPERM) {
-		pam_syslog(pamh, LOG_CRIT, "privileges not restored; failing the session");
-		rc = PAM_SYSTEM_ERR;
-		goto out;
-	}
 	if (r < 0) {
 		pam_syslog(pamh, LOG_ERR, "loading failed: %s",
 		           r == -ENOMEM   ? "out of memory"
@@ -306,6 +333,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	rc = write_result(pamh, &opt, res, cfg.limits.result_bytes);
 out:
 	envd_result_free(res);
+	envd_ids_free(&ids);
 	free(dir);
 	free(base);
 	free_env(env);

@@ -16,7 +16,6 @@
 
 #include "envd.h"
 #include "output.h"
-#include "privs.h"
 #include "import.h"
 #include "policy_cmd.h"
 #include "reapply.h"
@@ -359,7 +358,7 @@ struct run {
 	struct envd_config cfg;
 	const char **base; /* borrows environ */
 	char *user_dir;
-	struct privs privs;
+	struct envd_ids ids; /* root for another user: the child's */
 	struct diag_state ds;
 };
 
@@ -411,10 +410,19 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 		rn->cfg.user_dir = rn->user_dir;
 	}
 
-	privs_init(&rn->privs, pw, &rn->ds.verbose);
-	rn->cfg.enter_user = envd_window_enter;
-	rn->cfg.leave_user = envd_window_leave;
-	rn->cfg.priv_data = &rn->privs.win;
+	/* root reads another user's files as the user, in a child (the
+	 * module's way); anyone else reads with their own rights */
+	rn->cfg.user_name = pw->pw_name;
+	rn->cfg.user_gid = pw->pw_gid;
+	if (rn->cfg.user_dir && geteuid() == 0 && pw->pw_uid != 0) {
+		r = envd_ids_get(pw->pw_name, pw->pw_uid, pw->pw_gid, &rn->ids);
+		if (r < 0) {
+			fprintf(stderr, "envd: %s: cannot look up the groups: %s\n", pw->pw_name,
+			        strerror(-r));
+			return EXIT_FAIL;
+		}
+		rn->cfg.user_ids = &rn->ids;
+	}
 	return EXIT_OK;
 }
 
@@ -473,12 +481,7 @@ int main(int argc, char **argv)
 		rc = setup(&rn, &o, pw, &ra);
 	if (rc == EXIT_OK) {
 		r = envd_load(&rn.cfg, &res);
-		if (envd_window_finish(&rn.privs.win) != 0 && r >= 0)
-			r = -EPERM; /* fail closed, as the module does */
-		if (r == -EPERM) {
-			fputs("envd: privileges not restored: nothing shown\n", stderr);
-			rc = EXIT_FAIL;
-		} else if (r < 0) {
+		if (r < 0) {
 			fprintf(stderr, "envd: loading failed: %s\n", strerror(-r));
 			rc = EXIT_FAIL;
 		}
@@ -504,5 +507,6 @@ out:
 	envd_settings_free(&o.set);
 	free(rn.base);
 	free(rn.user_dir);
+	envd_ids_free(&rn.ids);
 	return rc;
 }

@@ -21,7 +21,6 @@
 #include "envd.h"
 #include "import.h"
 #include "pamenv.h"
-#include "privs.h"
 
 #define MAX_CHAIN_REFS 8u /* ${A}${B}... in an OVERRIDE= with a DEFAULT= */
 #define NOTE_PREFIX    "# envd: "
@@ -741,32 +740,36 @@ static struct passwd *reader_of(const char *file, const char *as)
 	return pw;
 }
 
-/* The file into buf, read within the privilege window (lib/window.c) as
- * pw's user.  Returns 0, -EIO when it cannot be read (said), or -EPERM
- * when the window could not be closed (not said: fail). */
+/* The file into buf, read as pw's user: by a child process with the
+ * user's credentials when root reads for another user (lib/child.c), else
+ * here.  Returns 0, or -EIO when it cannot be read (said). */
 static int read_as(const char *file, const struct passwd *pw, const char *as, struct envd_buf *buf)
 {
-	struct privs privs;
+	struct envd_ids ids;
+	bool child = geteuid() == 0 && pw->pw_uid != 0;
 	const char *reason = NULL;
-	int verbose = 0, r, rc = 0;
+	int r;
 
-	privs_init(&privs, pw, &verbose);
-	if (envd_window_enter(&privs.win) != 0) {
-		(void)envd_window_finish(&privs.win);
-		return privs.win.broken ? -EPERM : -EIO;
+	if (child) {
+		r = envd_ids_get(pw->pw_name, pw->pw_uid, pw->pw_gid, &ids);
+		if (r < 0) {
+			fprintf(stderr, "envd: %s: cannot look up the groups: %s\n", pw->pw_name,
+			        strerror(-r));
+			return -EIO;
+		}
 	}
-	r = read_file(file, pw->pw_uid, buf, &reason);
-	if (envd_window_leave(&privs.win) != 0 || envd_window_finish(&privs.win) != 0)
-		return -EPERM;
+	r = read_file(file, child ? &ids : NULL, pw->pw_uid, buf, &reason);
+	if (child)
+		envd_ids_free(&ids);
 	if (r < 0) {
 		say_read_error(file, r, reason);
 		if (geteuid() == 0 && as == NULL && (r == -EACCES || r == -EPERM))
 			fprintf(stderr, " (read as %s; name the file's owner with --as=USER)",
 			        pw->pw_name);
 		fputc('\n', stderr);
-		rc = -EIO;
+		return -EIO;
 	}
-	return rc;
+	return 0;
 }
 
 static void summary(const struct ctx *c, bool quiet)
@@ -797,8 +800,6 @@ int import_pam_environment(const char *file, const char *as, bool quiet, FILE *o
 	if (!file)
 		file = path;
 	r = read_as(file, pw, as, &buf);
-	if (r == -EPERM)
-		fprintf(stderr, "envd: privileges not restored after reading %s\n", file);
 	if (r != 0)
 		goto out;
 	c.policy = envd_policy_new(true);

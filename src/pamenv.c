@@ -68,7 +68,8 @@ static int read_all(int fd, struct envd_buf *buf)
 	}
 }
 
-int read_file(const char *path, uid_t reader, struct envd_buf *buf, const char **reason)
+int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct envd_buf *buf,
+              const char **reason)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -77,7 +78,7 @@ int read_file(const char *path, uid_t reader, struct envd_buf *buf, const char *
 	*reason = NULL;
 	if (strcmp(path, "-") == 0)
 		return read_all(STDIN_FILENO, buf);
-	r = envd_read_path(path, reader, IMPORT_MAX, &data, &len, reason);
+	r = envd_read_path(path, as, reader, IMPORT_MAX, &data, &len, reason);
 	if (r == 0 && data != NULL) {
 		r = envd_buf_append(buf, data, len) < 0 ? -ENOMEM : 0;
 		explicit_bzero(data, len);

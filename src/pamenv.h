@@ -55,9 +55,10 @@ struct part {
 
 /* The file at path ("-": standard input) into buf, at most 1 MiB, read as
  * envd_read_path reads it: a regular file of reader's or root's, its links
- * walked.  Returns 0 or a negative errno, with *reason when the library
- * gave one. */
-int read_file(const char *path, uid_t reader, struct envd_buf *buf, const char **reason);
+ * walked; by a child with as's credentials when as is not NULL.  Returns 0
+ * or a negative errno, with *reason when the library gave one. */
+int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct envd_buf *buf,
+              const char **reason);
 /* Original text in a comment line; control bytes become '?'. */
 void put_comment_text(FILE *out, const char *s, size_t n);
 bool is_pam_blank(char c);

@@ -14,11 +14,11 @@
  *    the counting run (the runs are deterministic);
  *  - nothing leaked: every allocation made through the wrappers was freed,
  *    no descriptor is left open (and LeakSanitizer in the ASan build);
- *  - the process has its file-system identity back (fsuid, fsgid and the
- *    supplementary groups), except when regaining privileges, or undoing a
- *    switch that failed half-way, was failed itself: then the module must
- *    fail the session, and the driver checks that the process was left
- *    with the user's identity and restores it;
+ *  - the process has its identity as before (fsuid, fsgid, the
+ *    supplementary groups and the effective capabilities): the module
+ *    never changes its own, the user's files are read by a child process
+ *    (lib/child.c), and no read of the process is made with another
+ *    file-system uid;
  *  - the return code is PAM_SUCCESS or PAM_SESSION_ERR (pam_envd(8));
  *  - the PAM environment is the preset one plus either everything, a
  *    prefix of it in order (a failed write), the system files only, or a
@@ -29,8 +29,9 @@
  *  - a second pam_open_session on the same handle, without faults, leaves
  *    the environment as it was, or applies everything when nothing was
  *    written: never twice.
- * As root the user is "nobody", so that privileges are really dropped;
- * without root the same calls are made and failed, the drop is a no-op. */
+ * As root the user is "nobody", so that the child really switches; without
+ * root the same calls are made and failed, the child keeps the caller's
+ * credentials. */
 #include "config.h"
 
 #include <dirent.h>
@@ -418,7 +419,7 @@ static gid_t fsgid0;
 static int ngroups0;
 static gid_t groups0[256];
 
-/* The thread's effective capabilities (the window clears them). */
+/* The thread's effective capabilities (never changed by the module). */
 struct caps {
 	uint32_t version;
 	int pid;
@@ -827,32 +828,24 @@ static unsigned expected_module(int fn, int variant)
 		return M(O_ERR_NONE);
 	case F_OPENAT2:
 		return M(O_FULL); /* not called: every path is walked (fileio.c) */
-	case F_MUTEX:
-		return M(O_NOUSER); /* no window: the user side is skipped */
 	case F_CLOCKTIME:
-		/* the lock's deadline or the window's: the user side is skipped
-		 * from there on, what was read before counts */
+		/* the reader's deadline, or the user side's: the user side is
+		 * skipped from there on, what was read before counts */
 		return M(O_DEGRADED);
-	case F_GETGROUPS:
-	case F_SETFSUID:
-	case F_SETFSGID:
-	case F_CAPGET:
-	case F_CAPSET:
-		/* before or at the switch: the user side is skipped; after
-		 * it: the restore cannot be verified, the session fails */
-		return M(O_NOUSER) | M(O_ERR_NONE);
-	case F_PAM_DROP_PRIV:
-		/* a switch left half made (root only): fail closed */
-		if (variant == FAULT_DROP_LEFT_SWITCHED && is_root && user_uid != 0)
-			return M(O_ERR_NONE);
-		return M(O_NOUSER);
+	case F_PIPE2:
+	case F_FORK:
+		return M(O_NOUSER); /* no reader: the user side is skipped */
+	case F_POLL:
+		if (err == EINTR)
+			return M(O_FULL); /* waited again */
+		return M(O_NOUSER);       /* the kernel's failure: no reader */
 	case F_GETGROUPLIST:
+		return M(O_NOUSER) | M(O_FULL); /* asked again with a larger list */
 	case F_PAM_GETPWNAM:
 		return M(O_NOUSER);
 	case F_PAM_GET_ITEM:
 	case F_PAM_SET_DATA:
 	case F_PAM_GETENVLIST:
-	case F_PAM_REGAIN_PRIV:
 		return M(O_ERR_NONE);
 	case F_PAM_PUTENV:
 		return M(O_ERR_NONE) | M(O_ERR_PREFIX);
@@ -948,7 +941,7 @@ static void check_failed(const char *what, const struct run *r, const char *fmt,
 }
 
 /* What every run must satisfy, faulty or not. */
-static void check_common(const char *what, const struct run *r, bool may_stay_dropped)
+static void check_common(const char *what, const struct run *r)
 {
 	if (r->live != 0)
 		check_failed(what, r, "%zu allocations leaked", r->live);
@@ -957,16 +950,16 @@ static void check_common(const char *what, const struct run *r, bool may_stay_dr
 		             r->foreign);
 	if (r->fd_delta != 0)
 		check_failed(what, r, "%d file descriptors leaked", r->fd_delta);
-	if (r->left_dropped && !may_stay_dropped)
+	if (r->left_dropped)
 		check_failed(what, r, "file-system identity left changed (fsuid %lu)",
 		             (unsigned long)r->fsuid_after);
 	if (r->outcome == O_BAD_ENV || r->outcome == O_BAD_RC)
 		check_failed(what, r, "%s", outcome_name[r->outcome]);
-	if (r->window_reads_with_caps != 0 && !may_stay_dropped)
+	if (r->window_reads != 0)
 		check_failed(what, r,
-		             "%zu of %zu reads in the privilege window with effective "
-		             "capabilities",
-		             r->window_reads_with_caps, r->window_reads);
+		             "%zu reads of the login process with another file-system uid "
+		             "(%zu of them with effective capabilities)",
+		             r->window_reads, r->window_reads_with_caps);
 	if (r->retried && !r->retry_ok)
 		check_failed(what, r,
 		             "a second pam_open_session on the handle: return code %d, identity "
@@ -990,7 +983,7 @@ static void scenario(const char *name, run_fn run, unsigned (*expected)(int fn, 
 	if (base == NULL)
 		die("out of memory");
 	memcpy(base, fault.log, calls * sizeof(*base));
-	check_common(current, &r, false);
+	check_common(current, &r);
 	if (r.outcome != O_FULL)
 		check_failed(current, &r, "without faults, expected everything applied");
 	if (calls == 0)
@@ -1002,12 +995,6 @@ static void scenario(const char *name, run_fn run, unsigned (*expected)(int fn, 
 
 		per_fn[fn].points++;
 		for (int v = 0; v < fault_fns[fn].nv; v++) {
-			/* the faults that leave the process with the user's
-			 * identity (as root): the module must fail closed */
-			bool kept = is_root && user_uid != 0 &&
-			            ((fn == F_PAM_REGAIN_PRIV && v == FAULT_REGAIN_NOTHING) ||
-			             (fn == F_PAM_DROP_PRIV && v == FAULT_DROP_LEFT_SWITCHED));
-
 			describe(what, sizeof(what), name, n, &base[n - 1], v);
 			snprintf(current, sizeof(current), "%s", what);
 			run(&r, n, v, 0);
@@ -1019,24 +1006,11 @@ static void scenario(const char *name, run_fn run, unsigned (*expected)(int fn, 
 				    r.injected,
 				    r.injected_fn >= 0 ? fault_fns[r.injected_fn].name : "-");
 			total_injected += r.injected;
-			/* capabilities that cannot be restored: likewise, if
-			 * the session failed */
-			check_common(what, &r,
-			             kept || (is_root && (fn == F_CAPGET || fn == F_CAPSET) &&
-			                      r.rc == PAM_SESSION_ERR));
+			/* no fault leaves the process with another identity:
+			 * the module never changes its own */
+			check_common(what, &r);
 			if (!accepted(expected(fn, v), r.outcome))
 				check_failed(what, &r, "outcome not expected for this fault");
-			/* the process kept the user's identity (the driver
-			 * restored it in after_run) and the session failed */
-			if (kept && (!r.left_dropped || r.fsuid_after != user_uid))
-				check_failed(what, &r,
-				             "expected the user's fsuid to be left (got %lu)",
-				             (unsigned long)r.fsuid_after);
-			if (kept)
-				printf("%s: %s %s: %s, the process left with fsuid %lu "
-				       "(restored by the driver)\n",
-				       name, fault_fns[fn].name, fault_fns[fn].v[v].label,
-				       outcome_name[r.outcome], (unsigned long)r.fsuid_after);
 			per_fn[fn].runs++;
 			per_fn[fn].outcomes[r.outcome]++;
 			total_runs++;
@@ -1056,7 +1030,7 @@ static void warm_up(run_fn run, const char *name)
 
 	snprintf(current, sizeof(current), "%s: warm-up, getrandom failing", name);
 	run(&r, 0, 0, 1ull << F_GETRANDOM);
-	check_common(current, &r, false);
+	check_common(current, &r);
 	if (r.outcome != O_FULL)
 		check_failed(current, &r, "expected everything applied");
 	printf("%s: warm-up with getrandom failing: %lu failed, result unchanged\n", name,
@@ -1086,10 +1060,9 @@ int main(void)
 	/* clang-format off */
 	static const int required[] = {
 	    F_MALLOC,         F_CALLOC,       F_REALLOC,      F_OPENAT,        F_READ,
-	    F_FSTATAT,        F_FSTATFS,      F_CLOSE,        F_READDIR,       F_GETGROUPS,
-	    F_SETFSUID,       F_SETFSGID,     F_PAM_GET_ITEM, F_PAM_GET_DATA,  F_PAM_SET_DATA,
-	    F_PAM_GETENVLIST, F_PAM_PUTENV,   F_PAM_GETPWNAM, F_PAM_DROP_PRIV, F_PAM_REGAIN_PRIV,
-	    -1,
+	    F_FSTATAT,        F_FSTATFS,      F_CLOSE,        F_READDIR,       F_PIPE2,
+	    F_FORK,           F_POLL,         F_PAM_GET_ITEM, F_PAM_GET_DATA,  F_PAM_SET_DATA,
+	    F_PAM_GETENVLIST, F_PAM_PUTENV,   F_PAM_GETPWNAM, -1,
 	};
 	/* clang-format on */
 	struct timespec t0, t1;
@@ -1113,7 +1086,7 @@ int main(void)
 	atexit(remove_tree);
 	load_module();
 	printf("as %s: user %s%s\n", is_root ? "root" : "non-root", user,
-	       is_root ? " (privileges dropped for the user's files)" : "");
+	       is_root ? " (the user's files read by a child that is the user)" : "");
 
 #ifdef HAVE_PAM_START_CONFDIR
 	warm_up(module_run, "pam_open_session");

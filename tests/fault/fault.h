@@ -9,7 +9,10 @@
  * Those live in the driver executable (exported with --export-dynamic): the
  * module's calls, and only the module's, go through them, while libpam and
  * the driver call the real functions.  Each wrapper counts the call while
- * the state is armed and fails it when it is the one asked for. */
+ * the state is armed and fails it when it is the one asked for.  A child
+ * the module forks (the reader of the user's files, lib/child.c) disarms
+ * itself: its calls are its own process's, and the driver checks the
+ * process it runs in. */
 #ifndef ENVD_FAULT_H
 #define ENVD_FAULT_H
 
@@ -43,16 +46,13 @@ enum fault_fn {
 	F_READDIR,
 	F_CLOSEDIR,
 	F_OPENAT2, /* syscall(SYS_openat2, ...) */
-	F_CAPGET,  /* syscall(SYS_capget, ...) */
-	F_CAPSET,  /* syscall(SYS_capset, ...) */
-	F_MUTEX,   /* pthread_mutex_timedlock */
 	F_CLOCKTIME,
-	F_READLINKAT, /* clock_gettime */
-	F_GETGROUPS,
+	F_READLINKAT,
 	F_GETGROUPLIST,
-	F_SETFSUID,
-	F_SETFSGID,
 	F_GETRANDOM,
+	F_PIPE2,
+	F_FORK,
+	F_POLL,
 	F_PAM_GET_ITEM,
 	F_PAM_GET_DATA,
 	F_PAM_SET_DATA,
@@ -60,8 +60,6 @@ enum fault_fn {
 	F_PAM_GETENV,
 	F_PAM_PUTENV,
 	F_PAM_GETPWNAM,
-	F_PAM_DROP_PRIV,
-	F_PAM_REGAIN_PRIV,
 	F_COUNT
 };
 
@@ -80,12 +78,6 @@ struct fault_fninfo {
 };
 
 extern const struct fault_fninfo fault_fns[F_COUNT];
-
-/* Variants of fault_fns[F_PAM_DROP_PRIV].v and [F_PAM_REGAIN_PRIV].v. */
-enum { FAULT_DROP_NOTHING = 0, FAULT_DROP_LEFT_SWITCHED = 1 };
-enum { FAULT_REGAIN_NOTHING = 0, FAULT_REGAIN_REPORTS_FAILURE = 1 };
-/* What a failed setfsuid(-1)/setfsgid(-1) query answers: not the identity. */
-#define FAULT_BOGUS_ID 4242u
 
 #define FAULT_LOG_MAX 65536u
 #define FAULT_PUT_MAX 256u
@@ -147,13 +139,18 @@ DIR *__wrap_fdopendir(int fd);
 struct dirent *__wrap_readdir(DIR *d);
 int __wrap_closedir(DIR *d);
 long __wrap_syscall(long n, ...);
-int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until);
 int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
 ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n);
-int __wrap_getgroups(int n, gid_t *list);
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
-int __wrap_setfsuid(uid_t uid);
-int __wrap_setfsgid(gid_t gid);
+int __wrap_pipe2(int fds[2], int flags);
+pid_t __wrap_fork(void);
+struct pollfd;
+int __wrap_poll(struct pollfd *fds, unsigned long n, int timeout);
+/* the reader child's own calls: passed through (a child is disarmed) */
+int __wrap_getgroups(int n, gid_t *list);
+int __wrap_setgroups(size_t n, const gid_t *list);
+int __wrap_setresuid(uid_t r, uid_t e, uid_t s);
+int __wrap_setresgid(gid_t r, gid_t e, gid_t s);
 ssize_t __wrap_getrandom(void *buf, size_t n, unsigned flags);
 int __wrap_pam_get_item(const pam_handle_t *pamh, int type, const void **item);
 int __wrap_pam_get_data(const pam_handle_t *pamh, const char *name, const void **data);
@@ -163,8 +160,5 @@ char **__wrap_pam_getenvlist(pam_handle_t *pamh);
 const char *__wrap_pam_getenv(pam_handle_t *pamh, const char *name);
 int __wrap_pam_putenv(pam_handle_t *pamh, const char *name_value);
 struct passwd *__wrap_pam_modutil_getpwnam(pam_handle_t *pamh, const char *user);
-int __wrap_pam_modutil_drop_priv(pam_handle_t *pamh, struct pam_modutil_privs *p,
-                                 const struct passwd *pw);
-int __wrap_pam_modutil_regain_priv(pam_handle_t *pamh, struct pam_modutil_privs *p);
 
 #endif

@@ -15,12 +15,11 @@ fault_wrap_ldflags = \
 	-Wl,--wrap=fstat -Wl,--wrap=fstat64 -Wl,--wrap=fstatat -Wl,--wrap=fstatat64 \
 	-Wl,--wrap=fstatfs -Wl,--wrap=fstatfs64 -Wl,--wrap=close \
 	-Wl,--wrap=fdopendir -Wl,--wrap=readdir -Wl,--wrap=closedir -Wl,--wrap=syscall \
-	-Wl,--wrap=getgroups -Wl,--wrap=getgrouplist -Wl,--wrap=setfsuid -Wl,--wrap=setfsgid \
-	-Wl,--wrap=getrandom -Wl,--wrap=pthread_mutex_timedlock -Wl,--wrap=clock_gettime \
-	-Wl,--wrap=readlinkat \
+	-Wl,--wrap=getgrouplist -Wl,--wrap=getrandom -Wl,--wrap=clock_gettime \
+	-Wl,--wrap=readlinkat -Wl,--wrap=pipe2 -Wl,--wrap=fork -Wl,--wrap=poll \
+	-Wl,--wrap=getgroups -Wl,--wrap=setgroups -Wl,--wrap=setresuid -Wl,--wrap=setresgid \
 	-Wl,--wrap=pam_get_item -Wl,--wrap=pam_get_data -Wl,--wrap=pam_set_data \
-	-Wl,--wrap=pam_getenvlist -Wl,--wrap=pam_getenv -Wl,--wrap=pam_putenv -Wl,--wrap=pam_modutil_getpwnam \
-	-Wl,--wrap=pam_modutil_drop_priv -Wl,--wrap=pam_modutil_regain_priv
+	-Wl,--wrap=pam_getenvlist -Wl,--wrap=pam_getenv -Wl,--wrap=pam_putenv -Wl,--wrap=pam_modutil_getpwnam
 
 # No version script: the driver takes envd_load from it too.  No
 # -no-undefined: the __wrap_* symbols come from the driver.  Built with the
@@ -34,7 +33,6 @@ tests_fault_pam_envd_fault_la_SOURCES = \
 	pam_envd/module.h \
 	pam_envd/pam_envd.c \
 	pam_envd/options.c \
-	pam_envd/privilege.c \
 	pam_envd/log.c
 tests_fault_pam_envd_fault_la_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fault_pam_envd_fault_la_LIBADD = lib/libenvd.la $(PAM_LIBS)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,16 +54,13 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_OPENAT2] = {"openat2",
                    {{EACCES, "EACCES"}, {EIO, "EIO"}, {ENOMEM, "ENOMEM"}, {ENOSYS, "ENOSYS"}},
                    4},
-    [F_CAPGET] = {"capget", {{EINVAL, "EINVAL"}}, 1},
-    [F_CAPSET] = {"capset", {{EPERM, "EPERM"}}, 1},
-    [F_MUTEX] = {"pthread_mutex_timedlock", {{ETIMEDOUT, "ETIMEDOUT"}}, 1},
     [F_CLOCKTIME] = {"clock_gettime", {{EINVAL, "EINVAL"}}, 1},
     [F_READLINKAT] = {"readlinkat", FILEIO},
-    [F_GETGROUPS] = {"getgroups", {{EINVAL, "EINVAL"}}, 1},
     [F_GETGROUPLIST] = {"getgrouplist", {{0, "-1"}}, 1},
-    [F_SETFSUID] = {"setfsuid", {{0, "wrong answer"}}, 1},
-    [F_SETFSGID] = {"setfsgid", {{0, "wrong answer"}}, 1},
     [F_GETRANDOM] = {"getrandom", {{EAGAIN, "EAGAIN"}}, 1},
+    [F_PIPE2] = {"pipe2", {{EMFILE, "EMFILE"}}, 1},
+    [F_FORK] = {"fork", {{EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"}}, 2},
+    [F_POLL] = {"poll", {{EINTR, "EINTR"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_PAM_GET_ITEM] = {"pam_get_item", {{0, "PAM_SYSTEM_ERR"}}, 1},
     [F_PAM_GET_DATA] = {"pam_get_data", {{0, "PAM_SYSTEM_ERR"}}, 1},
     [F_PAM_SET_DATA] = {"pam_set_data", {{0, "PAM_BUF_ERR"}}, 1},
@@ -70,14 +68,6 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_PAM_GETENV] = {"pam_getenv", {{0, "NULL"}}, 1},
     [F_PAM_PUTENV] = {"pam_putenv", {{0, "PAM_BUF_ERR"}}, 1},
     [F_PAM_GETPWNAM] = {"pam_modutil_getpwnam", {{ENOMEM, "NULL"}}, 1},
-    [F_PAM_DROP_PRIV] = {"pam_modutil_drop_priv",
-                         {[FAULT_DROP_NOTHING] = {EPERM, "-1, nothing changed"},
-                          [FAULT_DROP_LEFT_SWITCHED] = {EPERM, "-1, left switched"}},
-                         2},
-    [F_PAM_REGAIN_PRIV] = {"pam_modutil_regain_priv",
-                           {[FAULT_REGAIN_NOTHING] = {EPERM, "-1, nothing restored"},
-                            [FAULT_REGAIN_REPORTS_FAILURE] = {EPERM, "-1 after restoring"}},
-                           2},
 };
 
 struct fault_state fault;
@@ -318,8 +308,12 @@ int __wrap___openat_2(int dirfd, const char *path, int flags)
 	return __openat_2(dirfd, path, flags);
 }
 
-/* A read in the privilege window (root whose fsuid is not root's) must be
- * made without effective capabilities: counted for the driver to check. */
+/* The login process never reads with another identity than its own (the
+ * user's files are read by a child that is the user, lib/child.c): a read
+ * with a file-system uid other than root's, in a root process, is counted
+ * for the driver to fail, and so is one without the effective
+ * capabilities the process started with cleared (a window's).  A disarmed
+ * child (the reader) is not counted. */
 static void note_window_read(void)
 {
 	struct {
@@ -330,7 +324,7 @@ static void note_window_read(void)
 		uint32_t effective, permitted, inheritable;
 	} d[2];
 
-	if (geteuid() != 0 || (uid_t)setfsuid((uid_t)-1) == 0)
+	if (!fault.armed || geteuid() != 0 || (uid_t)setfsuid((uid_t)-1) == 0)
 		return;
 	fault.window_reads++;
 	if (syscall(SYS_capget, &h, d) != 0 || d[0].effective != 0 || d[1].effective != 0)
@@ -430,18 +424,7 @@ long __wrap_syscall(long n, ...)
 	va_end(ap);
 	if (n == SYS_openat2)
 		FAIL_IF_HIT(F_OPENAT2, -1);
-	else if (n == SYS_capget)
-		FAIL_IF_HIT(F_CAPGET, -1);
-	else if (n == SYS_capset)
-		FAIL_IF_HIT(F_CAPSET, -1);
 	return syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-
-int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until)
-{
-	if (HIT(F_MUTEX))
-		return ETIMEDOUT; /* an error number, not errno */
-	return pthread_mutex_timedlock(m, until);
 }
 
 ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n)
@@ -456,13 +439,7 @@ int __wrap_clock_gettime(clockid_t clock, struct timespec *ts)
 	return clock_gettime(clock, ts);
 }
 
-/* ---- identity ---- */
-
-int __wrap_getgroups(int n, gid_t *list)
-{
-	FAIL_IF_HIT(F_GETGROUPS, -1);
-	return getgroups(n, list);
-}
+/* ---- identity and processes ---- */
 
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
 {
@@ -471,21 +448,48 @@ int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngrou
 	return getgrouplist(user, group, groups, ngroups);
 }
 
-/* setfsuid/setfsgid cannot report an error: a failed switch changes nothing
- * and answers the old id.  The module calls them with -1 only, to read the
- * current id; the fault is the kernel saying something else. */
-int __wrap_setfsuid(uid_t uid)
+int __wrap_pipe2(int fds[2], int flags)
 {
-	if (HIT(F_SETFSUID))
-		return uid == (uid_t)-1 ? (int)FAULT_BOGUS_ID : setfsuid((uid_t)-1);
-	return setfsuid(uid);
+	FAIL_IF_HIT(F_PIPE2, -1);
+	return pipe2(fds, flags);
 }
 
-int __wrap_setfsgid(gid_t gid)
+/* A child's calls are not the run's: it disarms itself. */
+pid_t __wrap_fork(void)
 {
-	if (HIT(F_SETFSGID))
-		return gid == (gid_t)-1 ? (int)FAULT_BOGUS_ID : setfsgid((gid_t)-1);
-	return setfsgid(gid);
+	pid_t pid;
+
+	FAIL_IF_HIT(F_FORK, -1);
+	pid = fork();
+	if (pid == 0)
+		fault.armed = false;
+	return pid;
+}
+
+int __wrap_poll(struct pollfd *fds, unsigned long n, int timeout)
+{
+	FAIL_IF_HIT(F_POLL, -1);
+	return poll(fds, (nfds_t)n, timeout);
+}
+
+int __wrap_getgroups(int n, gid_t *list)
+{
+	return getgroups(n, list);
+}
+
+int __wrap_setgroups(size_t n, const gid_t *list)
+{
+	return setgroups(n, list);
+}
+
+int __wrap_setresuid(uid_t r, uid_t e, uid_t s)
+{
+	return setresuid(r, e, s);
+}
+
+int __wrap_setresgid(gid_t r, gid_t e, gid_t s)
+{
+	return setresgid(r, e, s);
 }
 
 ssize_t __wrap_getrandom(void *buf, size_t n, unsigned flags)
@@ -557,33 +561,4 @@ struct passwd *__wrap_pam_modutil_getpwnam(pam_handle_t *pamh, const char *user)
 {
 	FAIL_IF_HIT(F_PAM_GETPWNAM, NULL);
 	return pam_modutil_getpwnam(pamh, user);
-}
-
-/* Either nothing changes, or the switch is made and a failure reported
- * anyway: libpam undoes a half-made switch, but does not check that the
- * undoing worked. */
-int __wrap_pam_modutil_drop_priv(pam_handle_t *pamh, struct pam_modutil_privs *p,
-                                 const struct passwd *pw)
-{
-	if (HIT(F_PAM_DROP_PRIV)) {
-		if (variant_of(F_PAM_DROP_PRIV) == FAULT_DROP_LEFT_SWITCHED)
-			(void)pam_modutil_drop_priv(pamh, p, pw);
-		errno = EPERM;
-		return -1;
-	}
-	return pam_modutil_drop_priv(pamh, p, pw);
-}
-
-/* Either nothing is restored (the process keeps the user's file-system
- * identity: the caller must fail closed, and the driver restores it), or
- * everything is and the call still reports a failure. */
-int __wrap_pam_modutil_regain_priv(pam_handle_t *pamh, struct pam_modutil_privs *p)
-{
-	if (HIT(F_PAM_REGAIN_PRIV)) {
-		if (variant_of(F_PAM_REGAIN_PRIV) == FAULT_REGAIN_REPORTS_FAILURE)
-			(void)pam_modutil_regain_priv(pamh, p);
-		errno = EPERM;
-		return -1;
-	}
-	return pam_modutil_regain_priv(pamh, p);
 }

@@ -44,10 +44,9 @@ static const char *const entry_points[] = {
 
 /* Names that exist inside the module and must stay inside. */
 static const char *const hidden[] = {
-    "envd_load",         "envd_config_init",  "envd_policy_new", "envd_parse",
-    "envd_expand",       "envd_login_base",   "envd_user_dir",   "pe_options_parse",
-    "envd_window_enter", "envd_window_leave", "pe_priv_init",    "pe_log_diag",
-    "envd_default_deny",
+    "envd_load",       "envd_config_init", "envd_policy_new",   "envd_parse",     "envd_expand",
+    "envd_login_base", "envd_user_dir",    "pe_options_parse",  "envd_child_run", "envd_read_user",
+    "envd_ids_get",    "pe_log_diag",      "envd_default_deny",
 };
 
 static bool is_entry_point(const char *name)

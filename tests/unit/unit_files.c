@@ -9,7 +9,11 @@
 
 #include <dlfcn.h>
 #include <signal.h>
+#include <pwd.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -445,25 +449,43 @@ static void test_owners(void **state)
 	tu_tree_free(&t);
 }
 
-static int enter_nobody(void *data)
+/* The user side read by a child with nobody's credentials (root only). */
+static const struct envd_ids nobody_ids = {.uid = NOBODY, .gid = NOBODY};
+
+/* The caller's own credentials, to compare after a load. */
+struct creds {
+	uid_t ru, eu, su, fsu;
+	gid_t rg, eg, sg, fsg;
+	int ngroups;
+	gid_t groups[64];
+	uint32_t caps[6];
+};
+
+static void get_creds(struct creds *c)
 {
-	(void)data;
-	setfsgid(NOBODY);
-	setfsuid(NOBODY);
-	return setfsuid((uid_t)-1) == NOBODY ? 0 : -1;
+	struct {
+		uint32_t version;
+		int pid;
+	} h = {0x20080522u, 0};
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(getresuid(&c->ru, &c->eu, &c->su), 0);
+	assert_int_equal(getresgid(&c->rg, &c->eg, &c->sg), 0);
+	c->fsu = (uid_t)setfsuid((uid_t)-1);
+	c->fsg = (gid_t)setfsgid((gid_t)-1);
+	c->ngroups = getgroups(64, c->groups);
+	assert_true(c->ngroups >= 0);
+	assert_int_equal(syscall(SYS_capget, &h, c->caps), 0);
 }
 
-static int leave_nobody(void *data)
+static void assert_creds_same(const struct creds *before)
 {
-	(void)data;
-	setfsuid(0);
-	setfsgid(0);
-	return setfsuid((uid_t)-1) == 0 ? 0 : -1;
+	struct creds now;
+
+	get_creds(&now);
+	assert_memory_equal(&now, before, sizeof(now));
 }
 
-/* A symlink to a file the reader cannot read is skipped, not followed with
- * more privileges.  As root the hooks switch the file-system uid to nobody,
- * as pam_envd does; as a normal user the file is simply mode 000. */
 static void test_unreadable_symlink(void **state)
 {
 	struct tu_tree t;
@@ -477,8 +499,7 @@ static void test_unreadable_symlink(void **state)
 	tu_write(t.user, "ok.conf", "OK=1\n");
 	if (geteuid() == 0) {
 		tu_chmod(secret, NULL, 0600);
-		t.cfg.enter_user = enter_nobody;
-		t.cfg.leave_user = leave_nobody;
+		t.cfg.user_ids = &nobody_ids;
 	} else {
 		tu_chmod(secret, NULL, 0);
 	}
@@ -518,143 +539,206 @@ static void test_unreadable_dir(void **state)
 	tu_tree_free(&t);
 }
 
-/* ---- the privilege hooks ---- */
+/* ---- the reader in a child ---- */
 
-struct hooks {
-	struct tu_tree *t;
-	int enter_calls, leave_calls;
-	int enter_rc, leave_rc;
-	bool switch_files;
-};
-
-static int hook_enter(void *data)
-{
-	struct hooks *h = data;
-	char a[TU_PATH + 16], b[TU_PATH + 16];
-
-	h->enter_calls++;
-	assert_int_equal(h->leave_calls, h->enter_calls - 1);
-	if (h->switch_files) {
-		/* only reachable inside the window: the user's file appears, the
-		 * system directory is away */
-		tu_write(h->t->user, "50-u.conf", "INSIDE=1\n");
-		snprintf(a, sizeof(a), "%s", h->t->etc);
-		snprintf(b, sizeof(b), "%s.away", h->t->etc);
-		assert_int_equal(rename(a, b), 0);
-	}
-	return h->enter_rc;
-}
-
-static int hook_leave(void *data)
-{
-	struct hooks *h = data;
-	char a[TU_PATH + 16], b[TU_PATH + 16];
-
-	h->leave_calls++;
-	assert_int_equal(h->leave_calls, h->enter_calls);
-	if (h->switch_files) {
-		tu_join(a, h->t->user, "50-u.conf");
-		assert_int_equal(unlink(a), 0);
-		snprintf(a, sizeof(a), "%s", h->t->etc);
-		snprintf(b, sizeof(b), "%s.away", h->t->etc);
-		assert_int_equal(rename(b, a), 0);
-	}
-	return h->leave_rc;
-}
-
-static void set_hooks(struct tu_tree *t, struct hooks *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->t = t;
-	t->cfg.enter_user = hook_enter;
-	t->cfg.leave_user = hook_leave;
-	t->cfg.priv_data = h;
-}
-
-static void test_hooks_around_user_dir(void **state)
+/* Root reads the user's side through a child that is the user: a file
+ * only root can read is not read, and the caller's credentials, groups
+ * and capabilities are the same afterwards. */
+static void test_child_is_the_user(void **state)
 {
 	struct tu_tree t;
-	struct hooks h;
+	struct creds before;
 
 	(void)state;
+	if (geteuid() != 0) {
+		print_message("  (needs root: skipped)\n");
+		skip();
+	}
 	tu_tree_init(&t);
 	tu_write(t.user, "10-u.conf", "U=1\n");
-	tu_write(t.etc, "60-e.conf", "OUTSIDE=1\n");
-	set_hooks(&t, &h);
-	h.switch_files = true;
+	tu_write(t.user, "20-root.conf", "ROOTONLY=1\n");
+	tu_chmod(t.user, "20-root.conf", 0600);
+	tu_write(t.etc, "60-e.conf", "E=1\n");
+	/* in the caller: root reads its own file */
 	tu_load_ok(&t);
-	assert_int_equal(h.enter_calls, 1);
-	assert_int_equal(h.leave_calls, 1);
+	tu_assert_var(&t, "ROOTONLY", "1");
+	get_creds(&before);
+	t.cfg.user_ids = &nobody_ids;
+	tu_load_ok(&t);
+	assert_creds_same(&before);
 	tu_assert_var(&t, "U", "1");
-	tu_assert_var(&t, "INSIDE", "1");  /* the user side was read inside */
-	tu_assert_var(&t, "OUTSIDE", "1"); /* the system side outside */
-
-	/* once each also when the user directory is missing or unsafe */
-	h.switch_files = false;
-	h.enter_calls = h.leave_calls = 0;
-	tu_chmod(t.user, NULL, 0777);
-	tu_load_ok(&t);
-	assert_int_equal(h.enter_calls, 1);
-	assert_int_equal(h.leave_calls, 1);
-	tu_chmod(t.user, NULL, 0755);
-	tu_rm_rf(t.user);
-	h.enter_calls = h.leave_calls = 0;
-	tu_load_ok(&t);
-	assert_int_equal(h.enter_calls, 1);
-	assert_int_equal(h.leave_calls, 1);
-
-	/* never without a user directory */
-	t.cfg.user_dir = NULL;
-	h.enter_calls = h.leave_calls = 0;
-	tu_load_ok(&t);
-	assert_int_equal(h.enter_calls, 0);
-	assert_int_equal(h.leave_calls, 0);
-	tu_assert_var(&t, "OUTSIDE", "1");
-	tu_tree_free(&t);
-}
-
-static void test_leave_user_failure(void **state)
-{
-	struct tu_tree t;
-	struct hooks h;
-
-	(void)state;
-	tu_tree_init(&t);
-	tu_write(t.user, "u.conf", "U=1\n");
-	tu_write(t.etc, "e.conf", "E=1\n");
-	set_hooks(&t, &h);
-	h.leave_rc = -1;
-	assert_int_equal(tu_load(&t), -EPERM);
-	assert_null(t.res);
-	assert_int_equal(h.enter_calls, 1);
-	assert_int_equal(h.leave_calls, 1);
-	/* also when the user directory could not be read */
-	tu_rm_rf(t.user);
-	h.enter_calls = h.leave_calls = 0;
-	h.leave_rc = 1;
-	assert_int_equal(tu_load(&t), -EPERM);
-	assert_null(t.res);
-	tu_tree_free(&t);
-}
-
-static void test_enter_user_failure(void **state)
-{
-	struct tu_tree t;
-	struct hooks h;
-
-	(void)state;
-	tu_tree_init(&t);
-	tu_write(t.user, "u.conf", "U=1\n");
-	tu_write(t.user, "e.conf", "FROM=user\n");
-	tu_write(t.etc, "e.conf", "FROM=etc\nE=1\n");
-	set_hooks(&t, &h);
-	h.enter_rc = -1;
-	tu_load_ok(&t);
-	assert_int_equal(h.enter_calls, 1);
-	tu_assert_unset(&t, "U");
 	tu_assert_var(&t, "E", "1");
-	tu_assert_var(&t, "FROM", "etc");
-	tu_assert_diag(&t.diags, ENVD_C_DIR_ERROR, "/.config/environment.d", 0);
+	tu_assert_unset(&t, "ROOTONLY");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_ERROR, "/.config/environment.d/20-root.conf", 0);
+	/* the child's skip still masks the system file of the same name */
+	tu_write(t.etc, "20-root.conf", "ROOTONLY=system\n");
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "ROOTONLY");
+	tu_tree_free(&t);
+}
+
+/* Any caller may read through a child (the module always does: the
+ * time bound); without root nothing is switched. */
+static void test_child_masks_and_states(void **state)
+{
+	struct tu_tree t;
+	struct envd_ids self = {.uid = geteuid(), .gid = getegid()};
+	char target[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", "A=1\nB=$A-2\n");
+	tu_write(t.user, "empty.conf", "");
+	tu_symlink("/dev/null", t.user, "null.conf");
+	tu_join(target, t.root, "nowhere");
+	tu_symlink(target, t.user, "dangling.conf");
+	tu_write(t.user, "writable.conf", "W=1\n");
+	tu_chmod(t.user, "writable.conf", 0666);
+	tu_write(t.user, "notconf", "X=1\n");
+	tu_write(t.etc, "empty.conf", "EMPTY=system\n");
+	tu_write(t.etc, "null.conf", "NULL=system\n");
+	tu_write(t.etc, "dangling.conf", "DANGLING=system\n");
+	tu_write(t.etc, "writable.conf", "W=system\n");
+	t.cfg.user_ids = geteuid() == 0 ? &nobody_ids : &self;
+	t.cfg.flags = ENVD_LINT;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "1");
+	tu_assert_var(&t, "B", "1-2");
+	tu_assert_unset(&t, "EMPTY");
+	tu_assert_unset(&t, "NULL");
+	tu_assert_unset(&t, "DANGLING");
+	tu_assert_unset(&t, "W");
+	assert_int_equal(tu_file(&t, "/.config/environment.d/empty.conf")->state, ENVD_FILE_MASKS);
+	assert_true(tu_file(&t, "/.config/environment.d/empty.conf")->empty);
+	assert_int_equal(tu_file(&t, "/.config/environment.d/null.conf")->state, ENVD_FILE_MASKS);
+	assert_string_equal(tu_file(&t, "/.config/environment.d/dangling.conf")->reason,
+	                    "dangling symbolic link");
+	assert_int_equal(tu_file(&t, "/.config/environment.d/writable.conf")->state,
+	                 ENVD_FILE_SKIPPED);
+	assert_string_equal(tu_file(&t, "/.config/environment.d/writable.conf")->reason,
+	                    "writable by group or others");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_NOT_CONF, "/.config/environment.d/notconf", 0);
+	tu_tree_free(&t);
+}
+
+/* Past the budget the user's files are not used, the system's are, and
+ * the load says so once. */
+static void test_child_budget(void **state)
+{
+	struct tu_tree t;
+	struct envd_ids self = {.uid = geteuid(), .gid = getegid()};
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", "A=1\n");
+	tu_write(t.etc, "a.conf", "A=system\n");
+	tu_write(t.etc, "s.conf", "S=1\n");
+	t.cfg.user_ids = geteuid() == 0 ? &nobody_ids : &self;
+	t.cfg.limits.user_ms = 0;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "system");
+	tu_assert_var(&t, "S", "1");
+	d = tu_find(&t.diags, ENVD_C_LIMIT, "/.config/environment.d", 0);
+	assert_non_null(d);
+	assert_non_null(strstr(d->message, "took longer than 0 ms: none of them is used"));
+	tu_tree_free(&t);
+}
+
+/* systemd's safe chase, on the system side: a system file linked through
+ * a directory someone other than root can change is refused. */
+static void test_system_link_through_unsafe_dir(void **state)
+{
+	struct tu_tree t;
+	char svc[TU_PATH], target[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_join(svc, t.root, "svc");
+	tu_mkdir_p(svc, 0755);
+	tu_write(svc, "app.conf", "APP=1\n");
+	tu_join(target, svc, "app.conf");
+	tu_symlink(target, t.usr, "50-app.conf");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "APP", "1");
+	/* writable by others */
+	tu_chmod(svc, NULL, 0777);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "APP");
+	tu_assert_diag(&t.diags, ENVD_C_FILE_UNSAFE, "/usr/lib/environment.d/50-app.conf", 0);
+	assert_string_equal(tu_file(&t, "/usr/lib/environment.d/50-app.conf")->reason,
+	                    "reached through a directory that someone other than root can change");
+	/* sticky and root's (as /tmp) is no way in for others */
+	if (geteuid() == 0) {
+		tu_chmod(svc, NULL, 01777);
+		tu_load_ok(&t);
+		tu_assert_var(&t, "APP", "1");
+		/* owned by another account */
+		tu_chmod(svc, NULL, 0755);
+		assert_int_equal(chown(svc, NOBODY, NOBODY), 0);
+		tu_load_ok(&t);
+		tu_assert_unset(&t, "APP");
+	}
+	tu_tree_free(&t);
+}
+
+/* Group write on the user side passes only for the owner's private group
+ * (envd_group_private); any other group's write is refused as before. */
+static void test_group_write(void **state)
+{
+	struct tu_tree t;
+	struct stat st;
+	int priv;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "g.conf", "G=1\n");
+	tu_chmod(t.user, "g.conf", 0664);
+	assert_int_equal(stat(t.user, &st), 0);
+	/* no candidate group: refused */
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "G");
+	assert_string_equal(tu_file(&t, "/.config/environment.d/g.conf")->reason,
+	                    "writable by group or others");
+	/* another group than the file's: refused the same way */
+	t.cfg.user_name = "root";
+	t.cfg.user_gid = st.st_gid + 1;
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "G");
+	assert_string_equal(tu_file(&t, "/.config/environment.d/g.conf")->reason,
+	                    "writable by group or others");
+	/* the file's group: as NSS says whether it is private */
+	{
+		struct passwd *pw = getpwuid(geteuid());
+
+		assert_non_null(pw);
+		t.cfg.user_name = pw->pw_name;
+		t.cfg.user_gid = st.st_gid;
+		priv = envd_group_private(pw->pw_name, geteuid(), st.st_gid);
+	}
+	tu_load_ok(&t);
+	if (priv == 1) {
+		tu_assert_var(&t, "G", "1");
+	} else {
+		tu_assert_unset(&t, "G");
+		assert_string_equal(tu_file(&t, "/.config/environment.d/g.conf")->reason,
+		                    "writable by a group that is not the owner's private group");
+	}
+	/* the directory itself */
+	tu_chmod(t.user, "g.conf", 0644);
+	tu_chmod(t.user, NULL, 0775);
+	tu_load_ok(&t);
+	if (priv == 1)
+		tu_assert_var(&t, "G", "1");
+	else
+		tu_assert_diag(&t.diags, ENVD_C_DIR_UNSAFE, "/.config/environment.d", 0);
+	/* others' write is never accepted */
+	tu_chmod(t.user, NULL, 0757);
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "G");
+	tu_chmod(t.user, NULL, 0755);
+	/* root's group is nobody's private group */
+	assert_int_equal(envd_group_private("root", 0, 0), 0);
 	tu_tree_free(&t);
 }
 
@@ -673,9 +757,11 @@ int main(void)
 	    tu_test(test_owners),
 	    tu_test(test_unreadable_symlink),
 	    tu_test(test_unreadable_dir),
-	    tu_test(test_hooks_around_user_dir),
-	    tu_test(test_leave_user_failure),
-	    tu_test(test_enter_user_failure),
+	    tu_test(test_child_is_the_user),
+	    tu_test(test_child_masks_and_states),
+	    tu_test(test_child_budget),
+	    tu_test(test_system_link_through_unsafe_dir),
+	    tu_test(test_group_write),
 	};
 
 	return cmocka_run_group_tests_name("unit_files", tests, NULL, NULL);

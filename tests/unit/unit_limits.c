@@ -69,12 +69,12 @@ static int count_set(const struct tu_tree *t, const char *which)
 	return n;
 }
 
-/* The privilege window reads the user's files for window_ms at most (a
- * hung or slow home must not hold the window lock until other threads'
- * logins give up): the files after the limit are not read, still mask
- * their names, and the log says how many were cut.  The system side does
- * not count. */
-static void test_limit_window_time(void **state)
+/* The user's files are read for user_ms at most (a slow home must not
+ * hold a login): the files after the limit are not read, still mask their
+ * names, and the log says how many were cut.  The system side does not
+ * count.  (A reader in a child keeps to three quarters of it and is
+ * killed at the whole: unit_files.) */
+static void test_limit_user_time(void **state)
 {
 	struct tu_tree t;
 	const struct tu_diag *d;
@@ -87,7 +87,7 @@ static void test_limit_window_time(void **state)
 	tu_write(t.user, "d.conf", "D=1\n");
 	tu_write(t.etc, "c.conf", "C=system\n");
 	tu_write(t.etc, "s.conf", "S=1\n");
-	t.cfg.limits.window_ms = 2500;
+	t.cfg.limits.user_ms = 2500;
 	clock_step_ms = 1000; /* each look at the clock: one second later */
 	clock_pushed_ms = 0;
 	tu_load_ok(&t);
@@ -664,7 +664,7 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 	    tu_test(test_limit_input_bytes),
 	    tu_test(test_limit_files_per_dir),
-	    tu_test(test_limit_window_time),
+	    tu_test(test_limit_user_time),
 	    tu_test(test_limit_link_steps),
 	    tu_test(test_limit_files_per_dir_still_masks),
 	    tu_test(test_limit_directory_entries),

@@ -45,8 +45,8 @@ static void test_config_init(void **state)
 	assert_null(cfg.root);
 	assert_null(cfg.policy);
 	assert_null(cfg.diag);
-	assert_null(cfg.enter_user);
-	assert_null(cfg.leave_user);
+	assert_null(cfg.user_ids);
+	assert_null(cfg.user_name);
 	assert_int_equal(cfg.flags, 0);
 	assert_int_equal(cfg.diag_level, ENVD_DEBUG);
 	assert_int_equal(cfg.system_uid, 0);

@@ -1,0 +1,839 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
+/* read.c - the reading phases of a load: directories listed, files read,
+ * masks noted (load.c then parses what was read).
+ *
+ * The user directory is read by a process that is the user: in this
+ * process when the caller is not root (envd run by the user), else in a
+ * child with the user's credentials (child.c), which sends what it found
+ * back as records.  Those records are input like any file: every field is
+ * checked here (names, states, codes, reasons, sizes, counts) and a stream
+ * that breaks a rule is dropped whole.  Nothing the child says becomes
+ * text in a message except a file name, which is the user's anyway; the
+ * reasons are numbers into fileio.c's table.  The system directories are
+ * read here, by the caller, with systemd's safe-chase rule added: every
+ * directory a system path passes through, links followed, belongs to root
+ * and no one else may write it (fileio.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+static size_t sat_mul(size_t a, size_t b)
+{
+	return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+/* Directory entries listed at most, of which .conf names: files_per_dir
+ * (scan.c lists sixteen times that many entries before it stops). */
+static size_t max_listed(const struct envd_limits *lim)
+{
+	return sat_mul(lim->files_per_dir, 16);
+}
+
+/* ---- one file ---- */
+
+/* Reads one listed file into e.  Returns 0, or -ENOMEM. */
+static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
+                    const struct envd_check *chk)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	size_t max = lim->file_bytes;
+	int r;
+
+	e->status = ENVD_SCAN_SKIPPED;
+	if (ld->input_bytes >= lim->input_bytes) {
+		e->code = ENVD_C_LIMIT;
+		e->reason = ENVD_R_INPUT_FULL;
+		return 0;
+	}
+	if (max > lim->input_bytes - ld->input_bytes)
+		max = lim->input_bytes - ld->input_bytes;
+	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &e->reason);
+	if (r == -ENOMEM)
+		return r;
+	if (r == 0 && e->data) {
+		e->status = ENVD_SCAN_READ;
+		e->group_write = chk->walk != NULL && chk->walk->group_used;
+		ld->input_bytes += e->len;
+	} else if (r == 0 || r == ENVD_READ_MASKS) {
+		e->status = ENVD_SCAN_MASKS;
+		e->empty = r == 0;
+	} else
+		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
+		          : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
+		                                        : ENVD_C_FILE_ERROR;
+	return 0;
+}
+
+static void report_dir(struct loader *ld, const char *path, bool user, int r,
+                       enum envd_reason reason)
+{
+	enum envd_code code = r == -ENOENT  ? ENVD_C_DIR_MISSING
+	                      : r == -EPERM ? ENVD_C_DIR_UNSAFE
+	                                    : ENVD_C_DIR_ERROR;
+
+	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
+	           NULL, "%s directory %s, skipped", user ? "user" : "system",
+	           envd_reason_text(reason));
+}
+
+static void report_listing(struct loader *ld, const char *path, bool error, size_t dropped,
+                           bool truncated)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+
+	if (error)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "error while listing the directory");
+	if (dropped)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "more than %zu .conf files: %zu skipped", lim->files_per_dir, dropped);
+	if (truncated)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "too many directory entries: listing stopped");
+}
+
+/* ---- the system side ---- */
+
+/* Opens and lists system directory number dir into *fd, or -1 when it is
+ * skipped (reported).  Returns 0, or -ENOMEM. */
+static int list_system_dir(struct loader *ld, size_t dir, const struct envd_check *chk, int *fd)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	const char *path = ld->dir_paths[dir];
+	enum envd_reason reason = ENVD_R_NONE;
+	struct envd_scan_report rep;
+	int r;
+
+	*fd = envd_open_dir(path, chk, false, &reason);
+	if (*fd == -ENOMEM)
+		return -ENOMEM;
+	if (*fd < 0) {
+		report_dir(ld, path, false, *fd, reason);
+		*fd = -1;
+		return 0;
+	}
+	r = envd_scan_dir(&ld->scan, *fd, dir, lim->files_per_dir, &rep);
+	if (r == -ENOMEM)
+		return r;
+	report_listing(ld, path, r < 0, rep.dropped, rep.truncated);
+	/* lint only: a listing that fails is no finding, out of memory
+	 * fails the load as everywhere */
+	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT))
+		return envd_lint_not_conf(ld, *fd, path) == -ENOMEM ? -ENOMEM : 0;
+	return 0;
+}
+
+int envd_read_system(struct loader *ld, size_t first_dir)
+{
+	struct envd_check chk = {.owner_a = ld->cfg->system_uid,
+	                         .owner_b = ld->cfg->system_uid,
+	                         .group_ok = (gid_t)-1,
+	                         .safe_dirs = true};
+	int fds[ENVD_MAX_DIRS], r = 0;
+	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
+
+	for (d = first_dir; d < nd; d++) {
+		fds[d] = -1;
+		if (r == 0)
+			r = list_system_dir(ld, d, &chk, &fds[d]);
+	}
+	if (r == 0)
+		envd_scan_sort(&ld->scan);
+	for (i = 0; i < ld->scan.n && r == 0; i++) {
+		struct envd_scan_entry *e = &ld->scan.v[i];
+
+		if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
+			r = read_one(ld, fds[e->dir], e, &chk);
+	}
+	for (d = first_dir; d < nd; d++)
+		if (fds[d] >= 0)
+			close(fds[d]);
+	return r;
+}
+
+/* ---- the user side ---- */
+
+/* What reading the user directory found besides its entries, which go to
+ * ld->scan (directory 0) from index first on. */
+struct side {
+	size_t first;
+	int dir_r; /* 0: opened and listed; else the negative errno */
+	enum envd_reason dir_reason;
+	bool dir_group; /* the directory or a parent relies on group write */
+	bool list_error;
+	bool truncated;
+	size_t dropped;
+	size_t late; /* files not read for the time limit */
+	bool links_cut;
+	struct envd_buf not_conf; /* lint: names without .conf, each NUL-ended */
+	size_t n_not_conf;
+	bool failed; /* the child failed: said, nothing more to say */
+};
+
+static bool past(const struct timespec *until)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return true;
+	return now.tv_sec > until->tv_sec ||
+	       (now.tv_sec == until->tv_sec && now.tv_nsec >= until->tv_nsec);
+}
+
+/* When the reading must stop: ms from now.  False when the clock cannot
+ * be read (the files are then not read: the bound could not be kept). */
+static bool deadline(size_t ms, struct timespec *until)
+{
+	if (clock_gettime(CLOCK_MONOTONIC, until) != 0)
+		return false;
+	until->tv_sec += (time_t)(ms / 1000);
+	until->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+	return true;
+}
+
+/* Reads the listed user files from fd while the time lasts.  Returns 0 or
+ * -ENOMEM. */
+static int read_user_files(struct loader *ld, int fd, struct side *s, const struct envd_check *chk,
+                           size_t ms)
+{
+	struct timespec until;
+	bool in_time = deadline(ms, &until);
+	int r = 0;
+
+	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
+		struct envd_scan_entry *e = &ld->scan.v[i];
+
+		if (e->status != ENVD_SCAN_PENDING)
+			continue;
+		if (in_time && past(&until))
+			in_time = false;
+		if (!in_time) {
+			/* not read, but still its name: it masks */
+			e->status = ENVD_SCAN_SKIPPED;
+			e->code = ENVD_C_LIMIT;
+			e->reason = ENVD_R_LATE;
+			s->late++;
+			continue;
+		}
+		r = read_one(ld, fd, e, chk);
+	}
+	return r;
+}
+
+static void keep_not_conf(const char *name, void *data)
+{
+	struct side *s = data;
+
+	/* a name that does not fit is a lint finding less, nothing more */
+	if (envd_buf_append(&s->not_conf, name, strlen(name) + 1) == 0)
+		s->n_not_conf++;
+}
+
+/* Reads the user directory into ld->scan and s, within ms, and says
+ * nothing: in a child there is no one to tell.  Returns 0 or -ENOMEM. */
+static int read_user_side(struct loader *ld, struct side *s, size_t ms)
+{
+	const struct envd_config *cfg = ld->cfg;
+	struct envd_walk walk = {.links_left = cfg->limits.link_steps};
+	struct envd_check chk = {.owner_a = cfg->user_uid,
+	                         .owner_b = 0,
+	                         .group_ok = cfg->user_name ? cfg->user_gid : (gid_t)-1,
+	                         .walk = &walk};
+	struct envd_scan_report rep;
+	int fd, r;
+
+	fd = envd_open_dir(cfg->user_dir, &chk, true, &s->dir_reason);
+	if (fd == -ENOMEM)
+		return -ENOMEM;
+	if (fd < 0) {
+		s->dir_r = fd;
+		s->links_cut = walk.links_cut;
+		return 0;
+	}
+	s->dir_group = walk.group_used;
+	r = envd_scan_dir(&ld->scan, fd, 0, cfg->limits.files_per_dir, &rep);
+	if (r != -ENOMEM) {
+		s->list_error = r < 0;
+		s->dropped = rep.dropped;
+		s->truncated = rep.truncated;
+		r = 0;
+		if (rep.not_conf && (cfg->flags & ENVD_LINT))
+			r = envd_scan_not_conf(fd, max_listed(&cfg->limits), keep_not_conf, s);
+		if (r != -ENOMEM)
+			r = read_user_files(ld, fd, s, &chk, ms);
+	}
+	s->links_cut = walk.links_cut;
+	close(fd);
+	return r == -ENOMEM ? r : 0;
+}
+
+/* The entries of the user side from s->first on, dropped. */
+static void drop_entries(struct loader *ld, const struct side *s)
+{
+	for (size_t i = s->first; i < ld->scan.n; i++) {
+		free(ld->scan.v[i].name);
+		free(ld->scan.v[i].data);
+	}
+	ld->scan.n = s->first;
+}
+
+/* Group write is accepted only by the owner's private group; the reader
+ * noted where it relied on it, and NSS is asked here, only then.
+ * Returns 0 or -ENOMEM. */
+static int check_group_write(struct loader *ld, struct side *s)
+{
+	const struct envd_config *cfg = ld->cfg;
+	bool any = s->dir_group;
+	int p;
+
+	for (size_t i = s->first; i < ld->scan.n && !any; i++)
+		any = ld->scan.v[i].group_write;
+	if (!any)
+		return 0;
+	p = envd_group_private(cfg->user_name, cfg->user_uid, cfg->user_gid);
+	if (p < 0)
+		return p;
+	if (p == 1)
+		return 0;
+	if (s->dir_group) {
+		drop_entries(ld, s);
+		s->dir_r = -EPERM;
+		s->dir_reason = ENVD_R_GROUP_SHARED;
+		return 0;
+	}
+	for (size_t i = s->first; i < ld->scan.n; i++) {
+		struct envd_scan_entry *e = &ld->scan.v[i];
+
+		if (!e->group_write)
+			continue;
+		free(e->data);
+		e->data = NULL;
+		e->len = 0;
+		e->status = ENVD_SCAN_SKIPPED;
+		e->code = ENVD_C_FILE_UNSAFE;
+		e->reason = ENVD_R_GROUP_SHARED;
+	}
+	return 0;
+}
+
+static void report_user_side(struct loader *ld, const struct side *s)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	const char *path = ld->cfg->user_dir;
+	const char *name = s->not_conf.data;
+
+	if (s->dir_r < 0)
+		report_dir(ld, path, true, s->dir_r, s->dir_reason);
+	else
+		report_listing(ld, path, s->list_error, s->dropped, s->truncated);
+	for (size_t i = 0; i < s->n_not_conf; i++, name += strlen(name) + 1)
+		envd_lint_not_conf_name(ld, path, name);
+	if (s->late > 0)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "reading the user's files took longer than %zu ms: %zu files not read",
+		           lim->user_ms, s->late);
+	if (s->links_cut)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "more than %zu symbolic link steps: the files behind the rest were "
+		           "not read",
+		           lim->link_steps);
+}
+
+/* ---- the records a child sends ---- */
+
+/* A record: a 32-bit length (of what follows), a type byte, the fields.
+ * Integers in the machine's order: both ends are the same program. */
+enum rec_type {
+	REC_DIR = 'D',      /* struct rec_dir */
+	REC_FILE = 'F',     /* struct rec_file, the name, the contents */
+	REC_NOT_CONF = 'N', /* a name (lint) */
+	REC_END = 'E',      /* struct rec_end: nothing follows */
+	REC_PATH = 'P',     /* envd_read_path: struct rec_path, the contents */
+};
+
+struct rec_dir {
+	int32_t r;
+	uint32_t reason;
+	uint32_t dropped;
+	uint8_t group, list_error, truncated, pad;
+};
+
+struct rec_file {
+	uint32_t code;
+	uint32_t reason;
+	uint16_t name_len;
+	uint8_t status, empty, group, pad[3];
+};
+
+struct rec_end {
+	uint32_t late;
+	uint8_t links_cut, pad[3];
+};
+
+struct rec_path {
+	int32_t r;
+	uint32_t reason;
+};
+
+static int put_rec(struct envd_buf *b, enum rec_type type, const void *fixed, size_t fn,
+                   const void *s1, size_t n1, const void *s2, size_t n2)
+{
+	uint32_t len = (uint32_t)(1 + fn + n1 + n2);
+	char t = (char)type;
+	int r;
+
+	if (1 + fn + n1 + n2 > UINT32_MAX)
+		return -E2BIG;
+	r = envd_buf_append(b, (const char *)&len, sizeof(len));
+	if (r == 0)
+		r = envd_buf_append(b, &t, 1);
+	if (r == 0)
+		r = envd_buf_append(b, fixed, fn);
+	if (r == 0 && n1)
+		r = envd_buf_append(b, s1, n1);
+	if (r == 0 && n2)
+		r = envd_buf_append(b, s2, n2);
+	return r;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int encode_side(struct envd_buf *b, const struct loader *ld, const struct side *s)
+{
+	struct rec_dir d;
+	struct rec_end end;
+	const char *name = s->not_conf.data;
+	int r;
+
+	memset(&d, 0, sizeof(d));
+	d.r = s->dir_r;
+	d.reason = s->dir_reason;
+	d.dropped = s->dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)s->dropped;
+	d.group = s->dir_group;
+	d.list_error = s->list_error;
+	d.truncated = s->truncated;
+	r = put_rec(b, REC_DIR, &d, sizeof(d), NULL, 0, NULL, 0);
+	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
+		const struct envd_scan_entry *e = &ld->scan.v[i];
+		struct rec_file f;
+		size_t nl = strlen(e->name);
+
+		memset(&f, 0, sizeof(f));
+		f.code = e->code;
+		f.reason = e->reason;
+		f.name_len = nl > UINT16_MAX ? UINT16_MAX : (uint16_t)nl;
+		f.status = (uint8_t)e->status;
+		f.empty = e->empty;
+		f.group = e->group_write;
+		r = put_rec(b, REC_FILE, &f, sizeof(f), e->name, f.name_len, e->data,
+		            e->status == ENVD_SCAN_READ ? e->len : 0);
+	}
+	for (size_t i = 0; i < s->n_not_conf && r == 0; i++, name += strlen(name) + 1)
+		r = put_rec(b, REC_NOT_CONF, NULL, 0, name, strlen(name), NULL, 0);
+	memset(&end, 0, sizeof(end));
+	end.late = s->late > UINT32_MAX ? UINT32_MAX : (uint32_t)s->late;
+	end.links_cut = s->links_cut;
+	return r == 0 ? put_rec(b, REC_END, &end, sizeof(end), NULL, 0, NULL, 0) : r;
+}
+
+/* One record of in[0..n) at *pos: its type, its fields (at least fixed
+ * bytes) and the rest.  False when the stream breaks the framing. */
+static bool next_rec(const char *in, size_t n, size_t *pos, char *type, const char **body,
+                     size_t *len)
+{
+	uint32_t l;
+
+	if (n - *pos < sizeof(l) + 1)
+		return false;
+	memcpy(&l, in + *pos, sizeof(l));
+	if (l < 1 || l > n - *pos - sizeof(l))
+		return false;
+	*type = in[*pos + sizeof(l)];
+	*body = in + *pos + sizeof(l) + 1;
+	*len = l - 1;
+	*pos += sizeof(l) + l;
+	return true;
+}
+
+/* A name the user directory can hold and envd_scan_dir lists. */
+static bool conf_name(const char *s, size_t n)
+{
+	return n > 5 && n < 256 && s[0] != '.' && memcmp(s + n - 5, ".conf", 5) == 0 &&
+	       !memchr(s, '/', n) && !memchr(s, '\0', n);
+}
+
+static bool plain_name(const char *s, size_t n)
+{
+	return n > 0 && n < 256 && !memchr(s, '/', n) && !memchr(s, '\0', n);
+}
+
+static bool valid_dir_rec(const struct rec_dir *d)
+{
+	return d->r <= 0 && d->r > -4096 && d->reason < ENVD_R_COUNT && d->group <= 1 &&
+	       d->list_error <= 1 && d->truncated <= 1;
+}
+
+/* One file record into a new entry of ld->scan.  0, -EBADMSG, -ENOMEM. */
+static int decode_file(struct loader *ld, const char *body, size_t len, size_t *bytes)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	struct envd_scan_entry *e;
+	struct rec_file f;
+	size_t data_len;
+	int r;
+
+	if (len < sizeof(f))
+		return -EBADMSG;
+	memcpy(&f, body, sizeof(f));
+	body += sizeof(f);
+	len -= sizeof(f);
+	if (f.name_len > len || !conf_name(body, f.name_len) || f.reason >= ENVD_R_COUNT ||
+	    f.empty > 1 || f.group > 1)
+		return -EBADMSG;
+	data_len = len - f.name_len;
+	switch (f.status) {
+	case ENVD_SCAN_READ:
+		if (data_len == 0 || data_len > lim->file_bytes ||
+		    data_len > lim->input_bytes - *bytes)
+			return -EBADMSG;
+		break;
+	case ENVD_SCAN_MASKS:
+		if (data_len != 0 || f.group)
+			return -EBADMSG;
+		break;
+	case ENVD_SCAN_SKIPPED:
+		if (data_len != 0 || f.group ||
+		    (f.code != ENVD_C_FILE_UNSAFE && f.code != ENVD_C_FILE_ERROR &&
+		     f.code != ENVD_C_LIMIT))
+			return -EBADMSG;
+		break;
+	default:
+		return -EBADMSG;
+	}
+	r = envd_scan_push(&ld->scan, body, f.name_len, 0);
+	if (r < 0)
+		return r;
+	e = &ld->scan.v[ld->scan.n - 1];
+	e->status = (enum envd_scan_status)f.status;
+	e->code = f.status == ENVD_SCAN_SKIPPED ? (enum envd_code)f.code : ENVD_C_NONE;
+	e->reason = (enum envd_reason)f.reason;
+	e->empty = f.status == ENVD_SCAN_MASKS && f.empty;
+	e->group_write = f.group;
+	if (data_len > 0) {
+		e->data = envd_memdup0(body + f.name_len, data_len);
+		if (e->data == NULL)
+			return -ENOMEM;
+		e->len = data_len;
+		*bytes += data_len;
+	}
+	return 0;
+}
+
+/* The child's records into ld->scan and s.  0, -EBADMSG or -ENOMEM. */
+static int decode_side(struct loader *ld, const char *in, size_t n, struct side *s)
+{
+	size_t pos = 0, files = 0, bytes = 0, names = 0, len;
+	size_t most = max_listed(&ld->cfg->limits);
+	bool have_dir = false;
+	const char *body;
+	char type;
+	int r;
+
+	while (pos < n) {
+		if (!next_rec(in, n, &pos, &type, &body, &len))
+			return -EBADMSG;
+		if (!have_dir && type != REC_DIR)
+			return -EBADMSG;
+		switch (type) {
+		case REC_DIR: {
+			struct rec_dir d;
+
+			if (have_dir || len != sizeof(d))
+				return -EBADMSG;
+			memcpy(&d, body, sizeof(d));
+			if (!valid_dir_rec(&d))
+				return -EBADMSG;
+			have_dir = true;
+			s->dir_r = d.r;
+			s->dir_reason = (enum envd_reason)d.reason;
+			s->dir_group = d.group;
+			s->list_error = d.list_error;
+			s->truncated = d.truncated;
+			s->dropped = d.dropped;
+			break;
+		}
+		case REC_FILE:
+			if (s->dir_r < 0 || ++files > most)
+				return -EBADMSG;
+			r = decode_file(ld, body, len, &bytes);
+			if (r < 0)
+				return r;
+			break;
+		case REC_NOT_CONF:
+			if (!(ld->cfg->flags & ENVD_LINT) || ++names > most ||
+			    !plain_name(body, len))
+				return -EBADMSG;
+			if (envd_buf_append(&s->not_conf, body, len) < 0 ||
+			    envd_buf_append(&s->not_conf, "", 1) < 0)
+				return -ENOMEM;
+			s->n_not_conf++;
+			break;
+		case REC_END: {
+			struct rec_end end;
+
+			if (len != sizeof(end) || pos != n)
+				return -EBADMSG;
+			memcpy(&end, body, sizeof(end));
+			if (end.links_cut > 1 || end.late > files)
+				return -EBADMSG;
+			s->late = end.late;
+			s->links_cut = end.links_cut;
+			return 0;
+		}
+		default:
+			return -EBADMSG;
+		}
+	}
+	return -EBADMSG; /* no end: the reader did not finish */
+}
+
+/* What a child's stream may hold at most: every byte the load may read,
+ * and a record for every entry the listings may hold. */
+static size_t stream_cap(const struct envd_limits *lim)
+{
+	size_t per_entry = 4 + 1 + sizeof(struct rec_file) + 256;
+
+	return sat_add(sat_add(lim->input_bytes, sat_mul(sat_mul(max_listed(lim), 2), per_entry)),
+	               4096);
+}
+
+/* The budget a child's own reading keeps to, within the caller's: what is
+ * read in time counts, and the records still reach the caller. */
+static size_t child_ms(size_t ms)
+{
+	return ms - ms / 4;
+}
+
+static size_t user_ms(const struct envd_limits *lim)
+{
+	return lim->user_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : lim->user_ms;
+}
+
+static int user_work(int fd, void *data)
+{
+	struct loader *ld = data;
+	struct side s = {.first = ld->scan.n};
+	struct envd_buf out;
+	int r;
+
+	ld->sink.fn = NULL; /* the caller's callback is not for this process */
+	envd_buf_init(&s.not_conf, 0);
+	envd_buf_init(&out, 0);
+	r = read_user_side(ld, &s, child_ms(user_ms(&ld->cfg->limits)));
+	if (r == 0)
+		r = encode_side(&out, ld, &s);
+	if (r == 0)
+		r = write_all(fd, out.data, out.len);
+	return r;
+}
+
+static void report_child_failure(struct loader *ld, int r)
+{
+	const char *path = ld->cfg->user_dir;
+
+	if (r == -ETIMEDOUT)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "reading the user's files took longer than %zu ms: none of them is used",
+		           ld->cfg->limits.user_ms);
+	else if (r == -EPERM)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "the reader of the user's files could not take the user's credentials: "
+		           "user directory skipped");
+	else if (r == -EBADMSG || r == -EMSGSIZE)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "the reader of the user's files ended early or sent malformed records: "
+		           "user directory skipped");
+	else
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "cannot start the reader of the user's files (%s): user directory "
+		           "skipped",
+		           strerror(-r));
+}
+
+/* The user side through a child.  Returns 0 or -ENOMEM. */
+static int read_user_child(struct loader *ld, struct side *s)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	struct envd_child c = {.ids = ld->cfg->user_ids,
+	                       .budget_ms = (unsigned)user_ms(lim),
+	                       .memory_bytes = sat_add(sat_mul(stream_cap(lim), 3), 64u << 20),
+	                       .work = user_work,
+	                       .data = ld};
+	struct envd_buf in;
+	int r;
+
+	envd_buf_init(&in, stream_cap(lim));
+	r = envd_child_run(&c, &in);
+	if (r == 0)
+		r = decode_side(ld, in.data, in.len, s);
+	if (in.data)
+		explicit_bzero(in.data, in.len);
+	envd_buf_free(&in);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		drop_entries(ld, s);
+		report_child_failure(ld, r);
+		s->failed = true;
+	}
+	return 0;
+}
+
+int envd_read_user(struct loader *ld)
+{
+	struct side s = {.first = ld->scan.n};
+	int r;
+
+	envd_buf_init(&s.not_conf, 0);
+	if (ld->cfg->user_ids)
+		r = read_user_child(ld, &s);
+	else
+		r = read_user_side(ld, &s, user_ms(&ld->cfg->limits));
+	if (r == 0 && !s.failed)
+		r = check_group_write(ld, &s);
+	if (r == 0 && !s.failed)
+		report_user_side(ld, &s);
+	envd_buf_free(&s.not_conf);
+	return r;
+}
+
+/* ---- one file of the user's (envd import-pam-environment --as) ---- */
+
+struct path_work {
+	const char *path;
+	uid_t owner;
+	size_t max;
+};
+
+static int read_path_here(const struct path_work *w, char **data, size_t *len,
+                          enum envd_reason *why)
+{
+	struct envd_check chk = {.owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1};
+
+	return envd_read_file(AT_FDCWD, w->path, &chk, w->max, data, len, why);
+}
+
+static int path_work(int fd, void *data)
+{
+	const struct path_work *w = data;
+	struct rec_path p;
+	struct envd_buf out;
+	enum envd_reason why = ENVD_R_NONE;
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	memset(&p, 0, sizeof(p));
+	p.r = read_path_here(w, &text, &len, &why);
+	p.reason = why;
+	envd_buf_init(&out, 0);
+	r = put_rec(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
+	if (r == 0)
+		r = write_all(fd, out.data, out.len);
+	return r;
+}
+
+/* The child's one record.  Returns what it says, or -EBADMSG. */
+static int decode_path(const char *in, size_t n, size_t max, char **data, size_t *len,
+                       enum envd_reason *why)
+{
+	struct rec_path p;
+	const char *body;
+	size_t pos = 0, blen;
+	char type;
+
+	if (!next_rec(in, n, &pos, &type, &body, &blen) || pos != n || type != REC_PATH ||
+	    blen < sizeof(p))
+		return -EBADMSG;
+	memcpy(&p, body, sizeof(p));
+	blen -= sizeof(p);
+	if (p.reason >= ENVD_R_COUNT || p.r > ENVD_READ_MASKS || p.r <= -4096 ||
+	    (p.r != 0 && blen != 0) || blen > max)
+		return -EBADMSG;
+	*why = (enum envd_reason)p.reason;
+	if (p.r == 0 && blen > 0) {
+		*data = envd_memdup0(body + sizeof(p), blen);
+		if (*data == NULL)
+			return -ENOMEM;
+		*len = blen;
+	}
+	return p.r;
+}
+
+int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
+                   char **data, size_t *len, const char **reason)
+{
+	struct path_work w = {.path = path, .owner = owner, .max = max};
+	enum envd_reason why = ENVD_R_NONE;
+	int r;
+
+	*data = NULL;
+	*len = 0;
+	if (as == NULL) {
+		r = read_path_here(&w, data, len, &why);
+	} else {
+		struct envd_child c = {.ids = as,
+		                       .budget_ms = ENVD_MAX_USER_MS,
+		                       .memory_bytes = sat_add(sat_mul(max, 3), 64u << 20),
+		                       .work = path_work,
+		                       .data = &w};
+		struct envd_buf in;
+
+		envd_buf_init(&in, sat_add(max, 64));
+		r = envd_child_run(&c, &in);
+		if (r == 0)
+			r = decode_path(in.data, in.len, max, data, len, &why);
+		else if (r == -ETIMEDOUT)
+			why = ENVD_R_LATE;
+		else if (r != -ENOMEM)
+			why = ENVD_R_OPEN;
+		if (in.data)
+			explicit_bzero(in.data, in.len);
+		envd_buf_free(&in);
+		if (r == -EBADMSG || r == -EMSGSIZE)
+			why = ENVD_R_OPEN;
+	}
+	*reason = why == ENVD_R_NONE ? NULL : envd_reason_text(why);
+	return r == ENVD_READ_MASKS ? -EINVAL : r;
+}
