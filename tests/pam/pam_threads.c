@@ -12,12 +12,21 @@
  * environment holds each NAME=VALUE given for the user, each thread ended
  * with the file-system identity and capabilities it started with, and the
  * process ended with the supplementary groups, fsuid, fsgid and
- * capabilities it started with.  Run by tests/e2e/e2e_threads.sh as root. */
+ * capabilities it started with.  Run by tests/e2e/e2e_threads.sh as root.
+ *
+ * With PAM_THREADS_MEDDLER=USER in the environment, one more thread does
+ * what pam_motd, pam_mail and pam_xauth do in a threaded host: it loops
+ * pam_modutil_drop_priv and pam_modutil_regain_priv for USER (glibc's
+ * setgroups changes every thread's groups) until the sessions are done.
+ * The sessions must still read their users' files, group-readable ones
+ * included, and the process must end as it started. */
 #include "config.h"
 
 #include <errno.h>
 #include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +38,7 @@
 #include <unistd.h>
 
 #include <security/pam_appl.h>
+#include <security/pam_modutil.h>
 
 #define MAX_THREADS 64
 #define MAX_EXPECT  64
@@ -57,6 +67,8 @@ struct worker {
 
 static const char *service;
 static pthread_barrier_t start;
+static volatile int sessions_done;
+static unsigned long meddles;
 static struct expect expects[MAX_EXPECT];
 static int nexpect;
 
@@ -148,14 +160,49 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
+/* Switches to pw's user and back as fast as it can while sessions run. */
+static void *meddle(void *arg)
+{
+	const char *user = arg;
+	struct pam_conv c = {conv, NULL};
+	pam_handle_t *pamh = NULL;
+	struct passwd *pw = getpwnam(user);
+	gid_t groups[PAM_MODUTIL_NGROUPS];
+
+	if (pw == NULL || pam_start(service, user, &c, &pamh) != PAM_SUCCESS) {
+		fprintf(stderr, "meddler: cannot start for %s\n", user);
+		return NULL;
+	}
+	while (!__atomic_load_n(&sessions_done, __ATOMIC_ACQUIRE)) {
+		struct pam_modutil_privs p = {.grplist = groups,
+		                              .number_of_groups = PAM_MODUTIL_NGROUPS,
+		                              .old_gid = (gid_t)-1,
+		                              .old_uid = (uid_t)-1};
+
+		if (pam_modutil_drop_priv(pamh, &p, pw) == 0) {
+			sched_yield();
+			(void)pam_modutil_regain_priv(pamh, &p);
+		}
+		meddles++;
+	}
+	pam_end(pamh, PAM_SUCCESS);
+	return NULL;
+}
+
 /* One round, in a child process: 0 when every check held. */
 static int round_run(int nthreads, const char *const *users, int nusers)
 {
 	static struct worker w[MAX_THREADS];
 	struct creds before, after;
+	const char *meddler = getenv("PAM_THREADS_MEDDLER");
+	pthread_t m;
 	int bad = 0;
 
 	get_creds(&before, true);
+	if (meddler != NULL && pthread_create(&m, NULL, meddle, (void *)meddler) != 0) {
+		perror("pthread_create");
+		return 2;
+	}
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++) {
 		w[i].user = users[i % nusers];
@@ -166,6 +213,14 @@ static int round_run(int nthreads, const char *const *users, int nusers)
 	}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(w[i].tid, NULL);
+	if (meddler != NULL) {
+		__atomic_store_n(&sessions_done, 1, __ATOMIC_RELEASE);
+		pthread_join(m, NULL);
+		if (meddles == 0) {
+			fprintf(stderr, "meddler: never switched\n");
+			bad++;
+		}
+	}
 	get_creds(&after, true);
 	if (!creds_equal(&before, &after)) {
 		fprintf(stderr, "process credentials changed (groups %d -> %d, fsuid %lu -> %lu)\n",
