@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
+# e2e_child.sh - the reader of the user's files is a child process that is
+# the user (lib/child.c), seen from the hosts it runs in (root only).
+#
+# tests/pam/pam_host is a PAM application written as real hosts are: with
+# a SIGCHLD handler that reaps every child (sshd, display managers), with
+# SIGCHLD ignored, with a child of its own whose status it must still get,
+# without CAP_DAC_OVERRIDE in its effective set.  Then homes: on a FUSE file
+# system the user mounted without allow_other (root cannot enter it,
+# systemd's user manager can), on one that never answers a read (the login
+# goes on within the time bound), unreadable, missing and huge; and
+# user-private groups with umask 002 (group write accepted only for a
+# group no other account has).
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
+e2e_init
+host=$top_builddir/tests/pam/pam_host
+fusefs=$top_builddir/tests/lib/fusefs
+[ -x "$host" ] || { echo "FAIL: $host not built"; exit 1; }
+BOUND_MS=3000 # ENVD_MAX_USER_MS
+
+echo "SYS_CHILD=1" >"$E2E_TMP/sys/usr/lib/environment.d/50-sys.conf"
+svc=$(e2e_service child <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+session  required $MODULE system_dirs=$SYSDIRS
+EOF
+)
+
+# run_host USER ARG...: the host's report in $E2E_TMP/host.out
+run_host() {
+	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+		timeout -k 5 60 "$host" "$svc" "$@" >"$E2E_TMP/host.out" 2>&1
+}
+val() { sed -n "s/^$1=//p" "$E2E_TMP/host.out" | head -n 1; }
+penv() { sed -n "s/^env $1=//p" "$E2E_TMP/host.out" | head -n 1; }
+user_conf() { # USER FILE TEXT: a file in USER's environment.d, as USER
+	local d
+	d=$(home_of "$1")/.config/environment.d
+	as "$1" mkdir -p "$d"
+	as "$1" sh -c "printf '%s\n' '$3' >'$d/$2'"
+}
+
+u=$(e2e_user c)
+user_conf "$u" 10-child.conf CHILD_USER=yes
+
+# --- hosts and their children ------------------------------------------------
+run_host "$u" sigchld=reap own-child
+expect_eq "SIGCHLD handler reaping all: session opens" "$(val rc)" 0
+expect_eq "SIGCHLD handler reaping all: the user's files read" "$(penv CHILD_USER)" yes
+expect_eq "SIGCHLD handler reaping all: the host gets its own child's status" "$(val own)" 7
+expect_eq "SIGCHLD handler reaping all: no child of the module left" "$(val children)" 0
+run_host "$u" sigchld=ignore own-child
+expect_eq "SIGCHLD ignored: session opens" "$(val rc)" 0
+expect_eq "SIGCHLD ignored: the user's files read" "$(penv CHILD_USER)" yes
+expect_eq "SIGCHLD ignored: the host's own child reaped by the kernel" "$(val own)" reaped-by-kernel
+expect_eq "SIGCHLD ignored: no child left" "$(val children)" 0
+run_host "$u" own-child
+expect_eq "SIGCHLD default: the host's waitpid gets its own child's status" "$(val own)" 7
+expect_eq "SIGCHLD default: the user's files read" "$(penv CHILD_USER)" yes
+expect_eq "SIGCHLD default: no child, no zombie left" "$(val children)" 0
+run_host "$u" drop-dac
+expect_eq "a host without CAP_DAC_OVERRIDE: before" "$(val dac-before)" 0
+expect_eq "a host without CAP_DAC_OVERRIDE leaves without it" "$(val dac-after)" 0
+expect_eq "a host without CAP_DAC_OVERRIDE: the user's files read" "$(penv CHILD_USER)" yes
+
+# --- user-private groups (umask 002) -------------------------------------------
+# useradd makes a group of the user's own (USERGROUPS_ENAB); with umask 002
+# the directory is 0775 and the file 0664, as on Fedora and RHEL.
+p=$(e2e_user p)
+pg=$(id -gn "$p")
+pd=$(home_of "$p")/.config/environment.d
+as "$p" sh -c "umask 002 && mkdir -p '$pd' && printf 'UPG=yes\n' >'$pd/10-upg.conf'"
+expect_eq "umask 002 made a group-writable directory" "$(stat -c %a "$pd")" 775
+run_host "$p"
+expect_eq "user-private group, group-writable files: read" "$(penv UPG)" yes
+q=$(e2e_user q)
+usermod -aG "$pg" "$q"
+: >"$E2E_LOG"
+run_host "$p"
+expect_eq "the group has another member: not read" "$(penv UPG)" ""
+[ -z "$E2E_SHIM" ] || expect_true "the group has another member: logged" \
+	grep -q "not the owner's private group" "$E2E_LOG"
+expect_eq "the group has another member: the system files apply" "$(penv SYS_CHILD)" 1
+gpasswd -d "$q" "$pg" >/dev/null
+qg=$(id -gn "$q")
+usermod -g "$pg" "$q"
+run_host "$p"
+expect_eq "another account's primary group: not read" "$(penv UPG)" ""
+usermod -g "$qg" "$q"
+run_host "$p"
+expect_eq "the group private again: read" "$(penv UPG)" yes
+as "$p" chmod 757 "$pd"
+run_host "$p"
+expect_eq "writable by others: never read" "$(penv UPG)" ""
+as "$p" chmod 775 "$pd"
+
+# --- unreadable, missing and huge homes -------------------------------------------
+h=$(home_of "$u")
+chmod 000 "$h"
+run_host "$u"
+expect_eq "unreadable home: session opens" "$(val rc)" 0
+expect_eq "unreadable home: the system files apply" "$(penv SYS_CHILD)" 1
+expect_eq "unreadable home: nothing of the user's" "$(penv CHILD_USER)" ""
+chmod 755 "$h"
+usermod -d "$E2E_TMP/home/nowhere" "$u"
+run_host "$u"
+expect_eq "missing home: session opens" "$(val rc)" 0
+expect_eq "missing home: the system files apply" "$(penv SYS_CHILD)" 1
+usermod -d "$h" "$u"
+as "$u" sh -c "cd '$h/.config/environment.d' && for i in \$(seq 1 5000); do echo \"H\$i=\$i\" >\"h\$i.conf\"; done && head -c 3000000 /dev/zero | tr '\\0' a | sed 's/^/BIG=/' >zz-big.conf"
+run_host "$u"
+expect_eq "huge home: session opens" "$(val rc)" 0
+expect_true "huge home: within the bound" test "$(val ms)" -lt $((BOUND_MS + 2000))
+expect_eq "huge home: the files within the limits read" "$(penv H1)" 1
+expect_eq "huge home: the file over the size limit not read" "$(penv BIG)" ""
+expect_eq "huge home: the system files apply" "$(penv SYS_CHILD)" 1
+as "$u" sh -c "rm -f '$h/.config/environment.d'/h*.conf '$h/.config/environment.d/zz-big.conf'"
+
+# --- homes on FUSE ---------------------------------------------------------------
+if [ ! -x "$fusefs" ] || ! command -v fusermount3 >/dev/null || [ ! -e /dev/fuse ]; then
+	skip "homes on FUSE: no fusefs helper (libfuse3-dev), fusermount3 (fuse3) or /dev/fuse"
+	e2e_finish
+fi
+f=$(e2e_user f)
+fh=$(home_of "$f")
+fpid=
+fuse_stop() {
+	[ -z "$fpid" ] || kill -9 "$fpid" 2>/dev/null
+	fpid=
+	fusermount3 -uz "$fh" 2>/dev/null || umount -l "$fh" 2>/dev/null || true
+}
+at_exit fuse_stop
+# fuse_start MODE: the user mounts fusefs over their own home
+fuse_start() {
+	as "$f" "$fusefs" "$1" "$fh" >"$E2E_TMP/fusefs.log" 2>&1 &
+	fpid=$!
+	for _ in $(seq 1 50); do
+		grep -q " $fh fuse" /proc/mounts && return 0
+		sleep 0.1
+	done
+	fail "fusefs $1 did not mount" "$(cat "$E2E_TMP/fusefs.log")"
+	fuse_stop
+	e2e_finish
+}
+fuse_start serve
+expect_false "root cannot enter a FUSE home mounted without allow_other" ls "$fh/.config"
+run_host "$f"
+expect_eq "FUSE home: session opens" "$(val rc)" 0
+expect_eq "FUSE home: read by the user's child, as systemd reads it" "$(penv FUSE_HOME)" yes
+"$ENVD" show "$f" >"$E2E_TMP/show.out" 2>&1
+expect_true "FUSE home: envd show USER as root reads it too" grep -qx FUSE_HOME=yes "$E2E_TMP/show.out"
+fuse_stop
+
+fuse_start hang
+: >"$E2E_LOG"
+run_host "$f" sigchld=reap own-child
+expect_eq "FUSE home that never answers: session opens" "$(val rc)" 0
+expect_true "FUSE home that never answers: within the bound ($(val ms) ms)" \
+	test "$(val ms)" -lt $((BOUND_MS + 1500))
+expect_eq "FUSE home that never answers: the system files apply" "$(penv SYS_CHILD)" 1
+expect_eq "FUSE home that never answers: nothing of the user's" "$(penv FUSE_HOME)" ""
+expect_eq "FUSE home that never answers: the host's own child's status" "$(val own)" 7
+expect_eq "FUSE home that never answers: no child or zombie of the host" "$(val children)" 0
+[ -z "$E2E_SHIM" ] || expect_true "FUSE home that never answers: logged once" \
+	test "$(grep -c "took longer than $BOUND_MS ms" "$E2E_LOG")" = 1
+# the next login of the same process kind is not held either
+run_host "$u"
+expect_eq "another user's login meanwhile: read" "$(penv CHILD_USER)" yes
+fuse_stop
+e2e_finish
