@@ -9,6 +9,26 @@
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh" # deps_why, for stage_needs
+
+# stage_needs CMD...: the commands a stage script runs are installed; else
+# the stage ends with the reason (their Debian packages, tools/deps.list):
+# skipped ("0 0 1"), or under CI=true, where ./dev deps has installed
+# everything, failed ("0 1 0", exit 1).
+stage_needs() {
+	local why stage
+	why=$(deps_why "$@") && return 0
+	stage=$(basename "$(dirname "$0")")
+	if [ "${CI:-}" = true ]; then
+		echo "== $stage: FAIL: $why (CI=true: every dependency must be installed)" >&2
+		echo "0 1 0"
+		exit 1
+	fi
+	echo "== $stage: SKIP: $why" >&2
+	echo "0 0 1"
+	exit 0
+}
 
 # The project's git hooks (.githooks: commit-msg holds subjects to 72
 # characters), in a git checkout whose hooks path is not set otherwise.
