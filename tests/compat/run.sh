@@ -12,6 +12,9 @@ set -uo pipefail
 # shellcheck source=tests/lib/debsrc.sh
 . "$top/tests/lib/debsrc.sh"
 bootstrap
+# Debian's sources (apt-get, dpkg-source, patch), Linux-PAM 1.7's meson
+# build, 1.4's and 1.5's autotools build (flex, bison), the musl cell
+stage_needs apt-get dpkg-source patch meson ninja flex bison gcc musl-gcc cmake
 
 # The Linux-PAM compatibility matrix: suite, version, C library of each
 # cell.  The source is Debian's package of that suite (patches applied).

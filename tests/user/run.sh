@@ -32,6 +32,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "0 0 1"
 	exit 0
 fi
+stage_needs useradd getent setpriv
 if ! id -u "$build_user" >/dev/null 2>&1 &&
 	! useradd -r -m -d "/var/lib/$build_user" -s /bin/sh -c "pam_envd build user" "$build_user" 2>"$log"; then
 	echo "== user: SKIP: cannot create the user $build_user: $(cat "$log")" >&2
