@@ -59,9 +59,11 @@ for d in "${debs[@]}"; do
 done
 need_cmds apt-get dpkg flock useradd userdel su python3 timeout setpriv
 
-# the display managers and what they need, installed once (heavy: only
-# this test uses them, so they are not in ./dev's debian_pkgs)
-dm_pkgs=(lightdm greetd nodm sddm slim xvfb xauth dbus-daemon x11-common)
+# the display managers and what they need, installed once: the packages
+# tools/deps.list tags dm (heavy: only this test uses them, so deps.sh
+# leaves them out)
+mapfile -t dm_pkgs < <(awk '$1 !~ /^#/ && $4 == "dm" && !seen[$3]++ { print $3 }' "$H_DEPS_LIST")
+[ ${#dm_pkgs[@]} != 0 ] || { fail "no package tagged dm in $H_DEPS_LIST"; finish; }
 missing=()
 for p in "${dm_pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
