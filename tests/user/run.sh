@@ -61,11 +61,7 @@ grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$log" >&2 || true
 if [ "$rc" != 0 ]; then
 	echo "== user: failures; end of $log and the failed tests' logs:" >&2
 	tail -n 20 "$log" >&2
-	find "$dir" -name '*.trs' -exec grep -lE '^:test-result: (FAIL|ERROR)' {} + 2>/dev/null |
-		while read -r t; do
-			echo "---- ${t%.trs}.log" >&2
-			tail -n 40 "${t%.trs}.log" >&2
-		done
+	failed_logs "$dir"
 fi
 read -r a b c < <(count_results "$dir")
 [ "$rc" = 0 ] || [ "$b" != 0 ] || b=1
