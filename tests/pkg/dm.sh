@@ -734,7 +734,7 @@ nodm_login() {
 # Its session script, /etc/sddm/Xsession, sources /etc/profile and
 # ~/.profile in the user's shell (bash here): PATH as with greetd.
 sddm_login() {
-	local n=sddm d=$TMP/sddm pid top seen
+	local n=sddm d=$TMP/sddm pid top seen f
 	have_cmds sddm Xvfb xauth dbus-daemon || { skip "$n: $H_WHY"; return; }
 	dm_ready "$n" "$n" || return
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
@@ -752,12 +752,14 @@ EOF
 		REMOVE+=(/etc/sddm.conf.d)
 	fi
 	REMOVE+=(/etc/sddm.conf.d/90-pam-envd-dm-test.conf)
-	# where SDDM remembers the last user and session
-	if [ -f /var/lib/sddm/state.conf ]; then
-		backup /var/lib/sddm/state.conf
-	else
-		REMOVE+=(/var/lib/sddm/state.conf)
-	fi
+	# where SDDM remembers the last user and session, and its log of the X
+	# session, which its first run on a machine makes
+	for f in /var/lib/sddm/.local /var/lib/sddm/.local/share /var/lib/sddm/.local/share/sddm; do
+		[ -e "$f" ] || REMOVE+=("$f")
+	done
+	for f in /var/lib/sddm/state.conf /var/lib/sddm/.local/share/sddm/xorg-session.log; do
+		if [ -f "$f" ]; then backup "$f"; else REMOVE+=("$f"); fi
+	done
 	cat >/etc/sddm.conf.d/90-pam-envd-dm-test.conf <<EOF
 [Autologin]
 User=$u
