@@ -9,6 +9,26 @@
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh" # deps_why, for stage_needs
+
+# stage_needs CMD...: the commands a stage script runs are installed; else
+# the stage ends with the reason (their Debian packages, tools/deps.list):
+# skipped ("0 0 1"), or under CI=true, where ./dev deps has installed
+# everything, failed ("0 1 0", exit 1).
+stage_needs() {
+	local why stage
+	why=$(deps_why "$@") && return 0
+	stage=$(basename "$(dirname "$0")")
+	if [ "${CI:-}" = true ]; then
+		echo "== $stage: FAIL: $why (CI=true: every dependency must be installed)" >&2
+		echo "0 1 0"
+		exit 1
+	fi
+	echo "== $stage: SKIP: $why" >&2
+	echo "0 0 1"
+	exit 0
+}
 
 # The project's git hooks (.githooks: commit-msg holds subjects to 72
 # characters), in a git checkout whose hooks path is not set otherwise.
@@ -63,6 +83,27 @@ count_log() {
 	echo "${p:-0} ${f:-0} ${s:-0}"
 }
 
+# failed_logs DIR: on stderr, the log of each test of the build tree DIR
+# whose result is FAIL or ERROR: whole when short, else the checks it says
+# failed, each with the lines printed below it (the harness's detail, a
+# tool's own output), and its end.
+failed_logs() {
+	local t l
+	find "$1" -name '*.trs' -exec grep -lE '^:test-result: (FAIL|ERROR)' {} + 2>/dev/null |
+		while read -r t; do
+			l=${t%.trs}.log
+			if [ "$(wc -l <"$l")" -le 60 ]; then
+				echo "---- $l:" >&2
+				cat "$l" >&2
+				continue
+			fi
+			echo "---- $l: failed checks:" >&2
+			grep -E -A8 '^(FAIL|not ok)([ :-]|$)|\[ +(FAILED|ERROR) +\]' "$l" | head -n 80 >&2
+			echo "---- end of $l:" >&2
+			tail -n 30 "$l" >&2
+		done
+}
+
 # run_suite NAME: make check in _build/NAME; the results on stderr, and the
 # logs of the failed tests.
 run_suite() {
@@ -73,13 +114,7 @@ run_suite() {
 	grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$top/_build/$name.check.log" >&2 || true
 	if [ "$rc" != 0 ]; then
 		echo "== $name: failures; logs:" >&2
-		find "$top/_build/$name" -name '*.log' -newer "$top/_build/$name/.args" |
-			while read -r l; do
-				if grep -qE '^:test-result: (FAIL|ERROR)' "${l%.log}.trs" 2>/dev/null; then
-					echo "---- $l" >&2
-					tail -n 60 "$l" >&2
-				fi
-			done
+		failed_logs "$top/_build/$name"
 		grep -E 'error|Error' "$top/_build/$name.check.log" | head -20 >&2 || true
 	fi
 	return "$rc"

@@ -12,10 +12,19 @@ set -uo pipefail
 # shellcheck source=tests/lib/debsrc.sh
 . "$top/tests/lib/debsrc.sh"
 bootstrap
+# Debian's sources (apt-get, dpkg-source, patch), Linux-PAM 1.7's meson
+# build, 1.4's and 1.5's autotools build (flex, bison), the musl cell
+stage_needs apt-get dpkg-source patch meson ninja flex bison gcc musl-gcc cmake
 
 # The Linux-PAM compatibility matrix: suite, version, C library of each
 # cell.  The source is Debian's package of that suite (patches applied).
 compat_cells=("bullseye 1.4 glibc" "bookworm 1.5 glibc" "trixie 1.7 glibc" "bookworm 1.5 musl")
+
+# pam_failed WHAT LOG: on stderr, WHAT failed, with the end of its LOG
+pam_failed() {
+	echo "$1 failed; end of $2:" >&2
+	tail -n 20 "$2" | sed 's/^/    /' >&2
+}
 
 # compat_pam SUITE LIBC: Linux-PAM of SUITE's source package, built with
 # LIBC's compiler into _build/compat/pam-SUITE-LIBC/prefix: libpam and its
@@ -44,7 +53,7 @@ compat_pam() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	debsrc_extract pam "$ver" "$top/_build/compat/src/$ver" "$dir/src" >"$dir/build.log" 2>&1 ||
-		{ echo "extracting pam $ver failed (see $dir/build.log)" >&2; return 1; }
+		{ pam_failed "extracting pam $ver" "$dir/build.log"; return 1; }
 	src=$dir/src
 	if [ -f "$src/meson.build" ]; then
 		{
@@ -57,7 +66,7 @@ compat_pam() {
 				cp -P "$dir"/build/libpam/libpam.so "$dir"/build/libpam/libpam.so.0 \
 					"$dir"/build/libpam/libpam.so.0.85.1 "$dir/prefix/lib/" &&
 				cp "$src"/libpam/include/security/*.h "$dir/prefix/include/security/"
-		} >>"$dir/build.log" 2>&1 || { echo "building pam $ver failed (see $dir/build.log)" >&2; return 1; }
+		} >>"$dir/build.log" 2>&1 || { pam_failed "building pam $ver" "$dir/build.log"; return 1; }
 	else
 		{
 			(cd "$src" && CC=$cc ./configure --prefix="$dir/prefix" --libdir="$dir/prefix/lib" \
@@ -66,7 +75,7 @@ compat_pam() {
 				--disable-nls --disable-regenerate-docu --disable-econf --disable-prelude \
 				--disable-lastlog --disable-static) &&
 				make -C "$src/libpam" -j"$jobs" && make -C "$src/libpam" install
-		} >>"$dir/build.log" 2>&1 || { echo "building pam $ver failed (see $dir/build.log)" >&2; return 1; }
+		} >>"$dir/build.log" 2>&1 || { pam_failed "building pam $ver" "$dir/build.log"; return 1; }
 	fi
 	echo "$ver" >"$dir/prefix/.version"
 	echo "$dir/prefix"
@@ -128,7 +137,12 @@ compat_cell() {
 	grep -hE '^(ok|FAIL|not ok|libpam)' "$top/_build/$name/tests/e2e/e2e_confdir.log" 2>/dev/null |
 		sed "s/^/  /" >&2 || true
 	echo "linux-pam $want ($libc): $p passed, $f failed (Linux-PAM $ver, $(($(date +%s) - t0)) s)" >&2
-	[ "$rc" = 0 ] || grep -E '^(FAIL|ERROR|SKIP):' "$top/_build/compat-$suite-$libc.check.log" >&2 || true
+	if [ "$rc" != 0 ]; then
+		grep -E '^(FAIL|ERROR|SKIP):' "$top/_build/compat-$suite-$libc.check.log" >&2
+		failed_logs "$top/_build/$name"
+		# a compiler error of the test programs make check builds first
+		grep -E -A4 ': (fatal )?error:' "$top/_build/compat-$suite-$libc.check.log" | head -n 40 >&2
+	fi
 	echo "$p $f $s"
 	return "$rc"
 }

@@ -23,6 +23,8 @@ grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$log" >&2 || true
 if [ "$rc" != 0 ]; then
 	echo "== distcheck: failed; end of $log:" >&2
 	tail -n 60 "$log" >&2
+	# the failed tests of the tree distcheck left behind
+	failed_logs "$dir"
 else
 	grep -E '^pam_envd-.*archives ready for distribution' "$log" >&2 || true
 fi

@@ -249,7 +249,7 @@ expect_out "json" '{"services":[
 {"service":"none","applies":false,"ok":false,"findings":[]}
 ]}
 '
-if command -v python3 >/dev/null 2>&1; then
+if have_cmds python3; then
 	e audit --format=json --pam-dir="$CASES"
 	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["services"]) > 20' "$T/out"; then
 		pass "json of the whole directory parses"

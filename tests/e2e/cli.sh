@@ -60,8 +60,6 @@ e_env() {
 	rc=$?
 }
 
-have() { command -v "$1" >/dev/null 2>&1; }
-
 # mkroot DIR: an empty --root tree with the four system directories
 mkroot() {
 	mkdir -p "$1/etc/environment.d" "$1/run/environment.d" \
@@ -283,7 +281,7 @@ expect_true "shell: one export line per variable" test "$n_export" -eq "${#exp_n
 readback='eval "$(cat "$1")" || exit 9; shift
 for n do eval "v=\${$n}"; printf "%s=%s\0" "$n" "$v"; done'
 for sh in sh dash bash; do
-	if ! have "$sh"; then
+	if ! have_cmds "$sh"; then
 		skip "shell: eval in $sh (not installed)"
 		continue
 	fi
@@ -295,7 +293,7 @@ for sh in sh dash bash; do
 	expect_true "shell: eval in $sh is silent" test ! -s "$F/back.$sh.err"
 done
 # the exported variables reach a child process too
-if have bash; then
+if have_cmds bash; then
 	(cd "$F/run" && env -i PATH="$PATH" bash -c 'eval "$(cat "$1")"; env -0' sh "$F/shell") >"$F/child"
 	declare -A child=()
 	while IFS= read -r -d '' kv; do child[${kv%%=*}]=${kv#*=}; done <"$F/child"
@@ -313,7 +311,7 @@ fe show --format=json
 expect_rc "show --format=json" 0
 expect_no_err "show --format=json"
 cp "$T/out" "$F/json"
-if have python3; then
+if have_cmds python3; then
 	expect_true "json: python3 parses it; names in order, values identical" python3 -c '
 import json, sys
 doc = open(sys.argv[1], "rb").read().decode("utf-8")
@@ -328,7 +326,7 @@ if pairs != want:
 else
 	skip "json: python3 (not installed)"
 fi
-if have jq; then
+if have_cmds jq; then
 	jq -j 'to_entries[] | .key + "=" + .value + "\u0000"' "$F/json" >"$F/json.jq" 2>"$F/json.jq.err"
 	expect_true "json: jq parses it; names in order, values identical" cmp -s "$F/json.jq" "$F/nul.expected"
 	expect_true "json: jq reads exactly one object" test "$(jq -s 'length' "$F/json")" = 1
@@ -347,7 +345,7 @@ for f in env shell nul; do
 done
 e --root="$E0/r" --user-dir="$E0/u" show -f json
 expect_out "no variables, -f json" $'{}\n'
-if have jq; then expect_true "no variables: json parses" jq -e 'length == 0' "$T/out" >/dev/null; fi
+if have_cmds jq; then expect_true "no variables: json parses" jq -e 'length == 0' "$T/out" >/dev/null; fi
 
 # ---- --explain and `envd files` -------------------------------------------------
 X=$T/x
@@ -445,7 +443,7 @@ expect_err "files" "$errors_expected"
 xe show --explain --format=json
 expect_rc "show --explain --format=json" 0
 cp "$T/out" "$X/explain.json"
-if have python3; then
+if have_cmds python3; then
 	expect_true "show --explain --format=json: structure and content" python3 -c '
 import json, sys
 R, U = sys.argv[2], sys.argv[3]
@@ -495,7 +493,7 @@ if got != want:
 else
 	skip "show --explain --format=json (python3 not installed)"
 fi
-if have jq; then
+if have_cmds jq; then
 	expect_true "show --explain --format=json: jq reads it" jq -e '.variables | length == 8' "$X/explain.json" >/dev/null
 fi
 
@@ -526,7 +524,7 @@ expect_out "-q files" "$files_expected"
 xe -v -v show -f json
 expect_rc "-vv show -f json" 0
 expect_true "-vv show -f json: stderr has the tracing" test -s "$T/err"
-if have jq; then expect_true "-vv show -f json: stdout parses" jq -e 'length == 8' "$T/out" >/dev/null; fi
+if have_cmds jq; then expect_true "-vv show -f json: stdout parses" jq -e 'length == 8' "$T/out" >/dev/null; fi
 xe check
 expect_no_out "check"
 
@@ -594,7 +592,7 @@ expect_rc "show over a file with findings" 0
 expect_err_lacks "show: no lint warnings" ": warning: "
 expect_err_has "show: still reports the refused name" \
 	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
-if have python3; then
+if have_cmds python3; then
 	expect_true "show -f json over a file with findings: stdout is exactly the JSON" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -749,7 +747,7 @@ e --root="$HN/r" --user-dir="$HN/u" show --explain
 grep -v '^#' "$T/out" >"$HN/explain.vars"
 expect_file "odd file names: show --explain adds only comment lines" "$HN/explain.vars" $'A=1\nC=1\nB=1\n'
 e --root="$HN/r" --user-dir="$HN/u" show --explain --format=json
-if have python3; then
+if have_cmds python3; then
 	expect_true "odd file names: show --explain --format=json is valid JSON (UTF-8)" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
@@ -937,7 +935,7 @@ expect_out "USER by uid" "$want"
 # ---- as root: another user's files are read with that user's rights -------------
 if [ "$my_uid" != 0 ]; then
 	skip "another user's files (not root)"
-elif ! have useradd || ! have userdel; then
+elif ! have_cmds useradd || ! have_cmds userdel; then
 	skip "another user's files (no useradd/userdel)"
 else
 	cand=envdcli$$
@@ -1000,7 +998,7 @@ $D/30-unreadable.conf: error: permission denied, skipped
 		e_env HOME=/root XDG_CONFIG_HOME=/root/.config -- --root="$S/r" files "$tmp_user"
 		expect_out "root, files USER: the caller's HOME does not matter" "$tu_files"
 		# the same user running envd: the same view
-		if have setpriv && setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups test -x "$ENVD" 2>/dev/null; then
+		if have_cmds setpriv && setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups test -x "$ENVD" 2>/dev/null; then
 			setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups \
 				env -i PATH=/usr/bin:/bin "$ENVD" --root="$S/r" files >"$T/out" 2>"$T/err"
 			rc=$?
@@ -1017,14 +1015,14 @@ skipped $S/r/etc/environment.d/50-sys.conf (permission denied)
 		# root reads the user's side in a child that is the user (the
 		# module's way, lib/child.c): root's own groups, however many,
 		# are never switched, and the child has the user's, checked
-		if have setpriv; then
+		if have_cmds setpriv; then
 			setpriv --groups="$(seq -s, 70000 70299)" "$ENVD" --root="$S/r" show "$tmp_user" \
 				>"$T/out" 2>"$T/err"
 			rc=$?
 			expect_rc "root with 300 supplementary groups, show USER" 0
 			expect_out "root with 300 supplementary groups: the user's files read" "$tu_out"
 		fi
-		if [ -z "$VGT" ] && have "${CC:-cc}"; then
+		if [ -z "$VGT" ] && have_cmds "${CC:-cc}"; then
 			cat >"$T/fake-setresuid.c" <<'EOF'
 #define _GNU_SOURCE
 #include <sys/types.h>

@@ -119,7 +119,7 @@ chmod 644 "$R/inner/50-secret.conf"
 cwdpid=$!
 echo "$cwdpid" >>"$E2E_TMP/created-pids"
 nspid=
-if command -v unshare >/dev/null 2>&1; then
+if have_cmds unshare; then
 	unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=755 tmpfs "$1" &&
 		printf "SECRET_R=%s-ns\n" "$2" >"$1/50-secret.conf" && chmod 644 "$1/50-secret.conf" &&
 		exec sleep 600' sh "$E2E_TMP/nsmnt" "$SECRET" &

@@ -115,7 +115,7 @@ gen=$E2E_TMP/gen
 gen_fixtures "$gen"
 # Random files too (tests/e2e/pam_environment/gen_random.py), from fixed seeds so that a
 # failure can be replayed: IMPORT_RANDOM=count, IMPORT_SEED=first seed.
-if command -v python3 >/dev/null 2>&1; then
+if have_cmds python3; then
 	for ((i = ${IMPORT_SEED:-1}; i < ${IMPORT_SEED:-1} + ${IMPORT_RANDOM:-20}; i++)); do
 		python3 "$dir/gen_random.py" "$i" >"$gen/random-$i.pam_environment"
 		fixtures+=("$gen/random-$i.pam_environment")

@@ -37,7 +37,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 MAKE_CMD=${MAKE_CMD:-make}
 . "$top_srcdir/tests/lib/harness.sh"
 harness_init install.sh colon
-command -v "$MAKE_CMD" >/dev/null 2>&1 || skip_all "no make"
+need_cmds "$MAKE_CMD"
 [ -f "$top_builddir/Makefile" ] || skip_all "$top_builddir is not a configured tree"
 
 make_tmpdir TMP pam-envd-install /tmp
@@ -179,9 +179,7 @@ part2_skip() {
 }
 [ "$(id -u)" = 0 ] || part2_skip "needs root"
 [ -n "$(dir_of module "$TMP/dirs")" ] || part2_skip "the module is not built (--disable-module)"
-for c in flock pamtester useradd; do
-	command -v "$c" >/dev/null 2>&1 || part2_skip "$c is not installed"
-done
+have_cmds flock pamtester useradd || part2_skip "$H_WHY"
 
 # one at a time on this machine: the trees share the system directories
 lockdir=/run/lock

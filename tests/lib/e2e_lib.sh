@@ -23,8 +23,7 @@ MODULE=${PAM_ENVD_MODULE:-$top_builddir/pam_envd/.libs/pam_envd.so}
 E2E_TMP=
 E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
 E2E_WRAP=() # a command pamtester runs under, e.g. (setpriv --groups=G)
-# E2E_TOOLS: the session driver a test needs besides the system tools
-# (default pamtester)
+# E2E_TOOLS=: a test that drives its sessions itself, without pamtester
 
 # What was created is listed in files, not shell variables: the helpers
 # below run in command substitutions, whose variables die with them.
@@ -59,10 +58,8 @@ e2e_cleanup() {
 e2e_init() {
 	need_root "end-to-end tests need root"
 	[ "${ENVD_MODULE:-yes}" != no ] || skip_all "configured with --disable-module: no pam_envd.so"
-	local c
-	for c in ${E2E_TOOLS:-pamtester} useradd userdel groupdel getent setpriv timeout; do
-		command -v "$c" >/dev/null 2>&1 || skip_all "$c is not installed"
-	done
+	need_cmds useradd userdel groupdel getent setpriv timeout
+	[ "${E2E_TOOLS:-}" = : ] || need_cmds pamtester
 	[ -f "$MODULE" ] || { echo "FAIL: $MODULE not built"; exit 1; }
 	make_tmpdir E2E_TMP pam-envd-e2e /tmp
 	at_exit e2e_cleanup

@@ -20,11 +20,22 @@
 # VAR (PARENT defaults to $TMPDIR or /tmp), removed at exit.
 # need_root REASON: skip_all unless root.  need_envd: fails (exit 1)
 # unless $ENVD is built.
+# need_cmds CMD...: every CMD is installed, else skip_all naming the
+# missing ones and their Debian packages (tools/deps.list); under CI=true,
+# where ./dev deps has installed everything, a failure instead (exit 1).
+# have_cmds CMD...: true when every CMD is installed; else false with the
+# reason in H_WHY, and under CI=true a failed check (once per command),
+# for a test that goes on without them.  Declare commands through these
+# two, with their names written out: ./dev lint deps checks that each is
+# in tools/deps.list.  deps_why CMD...: prints that reason and returns 1
+# when one is missing (the stage scripts' stage_needs uses it too).
 # e ARG...: runs $ENVD with stdout, stderr and status in $H_OUT, $H_ERR
 # and $rc, which expect_rc, expect_out, expect_err and friends check.
 
 # the cleanup runs from a trap; rc is read by the tests
 # shellcheck shell=bash disable=SC2317,SC2034
+
+H_DEPS_LIST=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/deps.list
 
 harness_init() {
 	H_NAME=$1
@@ -98,6 +109,45 @@ need_envd() {
 	[ -x "$ENVD" ] && return 0
 	echo "$H_NAME: $ENVD is not built" >&2
 	exit 1
+}
+
+deps_why() {
+	local c p why=
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 && continue
+		p=$(awk -v c="$c" '$1 == "cmd" && $2 == c { print $3; exit }' "$H_DEPS_LIST" 2>/dev/null)
+		if [ -n "$p" ]; then p="Debian: $p; ./dev deps installs it"; else p="and not in tools/deps.list"; fi
+		why="$why${why:+, }$c is not installed ($p)"
+	done
+	[ -z "$why" ] && return 0
+	echo "$why"
+	return 1
+}
+need_cmds() {
+	local why
+	why=$(deps_why "$@") && return 0
+	if [ "${CI:-}" = true ]; then
+		fail "$why" "CI=true: every dependency of the tests must be installed"
+		finish
+	fi
+	skip_all "$why"
+}
+H_CI_MISSING=' '
+have_cmds() {
+	local c
+	H_WHY=$(deps_why "$@") && return 0
+	if [ "${CI:-}" = true ]; then
+		for c in "$@"; do
+			command -v "$c" >/dev/null 2>&1 || case $H_CI_MISSING in
+			*" $c "*) ;;
+			*)
+				H_CI_MISSING="$H_CI_MISSING$c "
+				fail "$(deps_why "$c")" "CI=true: every dependency of the tests must be installed"
+				;;
+			esac
+		done
+	fi
+	return 1
 }
 
 at_exit() {

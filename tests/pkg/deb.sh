@@ -33,9 +33,7 @@ arch=$(dpkg --print-architecture 2>/dev/null)
 debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
 
 # ---- 1. build -------------------------------------------------------------------
-for c in dpkg-buildpackage dh lintian; do
-	command -v "$c" >/dev/null 2>&1 || { skip "build: $c is not installed (./dev deps)"; finish; }
-done
+need_cmds dpkg dpkg-buildpackage dh lintian
 if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
 	rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 	mkdir -p "$out/src"
@@ -63,9 +61,8 @@ fi
 
 # ---- 3. install, use, remove, purge -----------------------------------------------
 [ "$(id -u)" = 0 ] || { skip "install: needs root"; finish; }
-for c in apt-get flock pamtester useradd userdel su script python3 timeout; do
-	command -v "$c" >/dev/null 2>&1 || { skip "install: $c is not installed"; finish; }
-done
+have_cmds apt-get flock pamtester useradd userdel su script python3 timeout ||
+	{ skip "install: $H_WHY"; finish; }
 
 lockdir=/run/lock
 [ -d "$lockdir" ] || lockdir=/tmp

@@ -57,13 +57,13 @@ need_root "display managers: needs root"
 for d in "${debs[@]}"; do
 	[ -f "$d" ] || skip_all "display managers: no $d (tests/pkg/deb.sh DEBDIR builds it)"
 done
-for c in apt-get dpkg flock useradd userdel su python3 timeout setpriv; do
-	command -v "$c" >/dev/null 2>&1 || skip_all "display managers: $c is not installed"
-done
+need_cmds apt-get dpkg flock useradd userdel su python3 timeout setpriv
 
-# the display managers and what they need, installed once (heavy: only
-# this test uses them, so they are not in ./dev's debian_pkgs)
-dm_pkgs=(lightdm greetd nodm sddm slim xvfb xauth dbus-daemon x11-common)
+# the display managers and what they need, installed once: the packages
+# tools/deps.list tags dm (heavy: only this test uses them, so deps.sh
+# leaves them out)
+mapfile -t dm_pkgs < <(awk '$1 !~ /^#/ && $4 == "dm" && !seen[$3]++ { print $3 }' "$H_DEPS_LIST")
+[ ${#dm_pkgs[@]} != 0 ] || { fail "no package tagged dm in $H_DEPS_LIST"; finish; }
 missing=()
 for p in "${dm_pkgs[@]}"; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -98,7 +98,7 @@ for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh \
 done
 
 running=' '
-if command -v pgrep >/dev/null 2>&1; then
+if have_cmds pgrep; then
 	for p in lightdm greetd nodm sddm slim; do
 		! pgrep -x "$p" >/dev/null || running="$running$p "
 	done
@@ -498,15 +498,10 @@ start_bus() {
 }
 
 # ---- one display manager's login, step by step ------------------------------------
-# dm_ready NAME PROCESS TOOL...: the tools are installed and no PROCESS of
-# this machine runs; else a skip and a false return
+# dm_ready NAME PROCESS: no PROCESS of this machine runs; else a skip and
+# a false return (the caller has checked its tools with have_cmds)
 dm_ready() {
-	local n=$1 proc=$2 c
-	shift 2
-	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || { skip "$n: $c is not installed"; return 1; }
-	done
-	! runs "$proc" || { skip "$n: a $proc runs on this machine already"; return 1; }
+	! runs "$2" || { skip "$1: a $2 runs on this machine already"; return 1; }
 }
 # dm_started NAME PID SECONDS WHAT LOG...: the DM started as PID (stopped
 # at exit) began the session within SECONDS; else a failure with the end
@@ -565,7 +560,8 @@ dm_stopped() {
 # the module's composition over the one LightDM put in the PAM environment
 lightdm_login() {
 	local n=lightdm d=$TMP/lightdm pid p top want seen
-	dm_ready "$n" "$n" lightdm Xvfb xauth dbus-daemon || return
+	have_cmds lightdm Xvfb xauth dbus-daemon || { skip "$n: $H_WHY"; return; }
+	dm_ready "$n" "$n" || return
 	[ -x /etc/X11/Xsession ] || { skip "$n: no /etc/X11/Xsession"; return; }
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
 	add_recorders lightdm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
@@ -620,7 +616,8 @@ greetd_login() {
 	local profile=$1 n=greetd d=$TMP/greetd vt pid p top want seen
 	[ "$profile" = with ] || n=greetd-without-snippet
 	rm -f "$TMP"/out/greetd.*
-	dm_ready "$n" greetd greetd || return
+	have_cmds greetd || { skip "$n: $H_WHY"; return; }
+	dm_ready "$n" greetd || return
 	getent passwd _greetd >/dev/null || { skip "$n: no _greetd user (greetd's package makes it)"; return; }
 	if [ -z "$vt_orig" ]; then
 		vt_orig=$(vt_query active)
@@ -703,7 +700,8 @@ EOF
 # /etc/profile.d snippet.  Configured by environment variables only.
 nodm_login() {
 	local n=nodm pid top seen disp=20 i
-	dm_ready "$n" "$n" nodm Xvfb || return
+	have_cmds nodm Xvfb || { skip "$n: $H_WHY"; return; }
+	dm_ready "$n" "$n" || return
 	add_recorders nodm "$n" '^-?session[[:space:]]' "@include common-session" || return
 	while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
 	printf '#!/bin/sh\nexec %s %s\n' "$TMP/bin/session" "$n" >"$h/.xsession"
@@ -736,8 +734,9 @@ nodm_login() {
 # Its session script, /etc/sddm/Xsession, sources /etc/profile and
 # ~/.profile in the user's shell (bash here): PATH as with greetd.
 sddm_login() {
-	local n=sddm d=$TMP/sddm pid top seen
-	dm_ready "$n" "$n" sddm Xvfb xauth dbus-daemon || return
+	local n=sddm d=$TMP/sddm pid top seen f
+	have_cmds sddm Xvfb xauth dbus-daemon || { skip "$n: $H_WHY"; return; }
+	dm_ready "$n" "$n" || return
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
 	add_recorders sddm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"
@@ -753,12 +752,14 @@ EOF
 		REMOVE+=(/etc/sddm.conf.d)
 	fi
 	REMOVE+=(/etc/sddm.conf.d/90-pam-envd-dm-test.conf)
-	# where SDDM remembers the last user and session
-	if [ -f /var/lib/sddm/state.conf ]; then
-		backup /var/lib/sddm/state.conf
-	else
-		REMOVE+=(/var/lib/sddm/state.conf)
-	fi
+	# where SDDM remembers the last user and session, and its log of the X
+	# session, which its first run on a machine makes
+	for f in /var/lib/sddm/.local /var/lib/sddm/.local/share /var/lib/sddm/.local/share/sddm; do
+		[ -e "$f" ] || REMOVE+=("$f")
+	done
+	for f in /var/lib/sddm/state.conf /var/lib/sddm/.local/share/sddm/xorg-session.log; do
+		if [ -f "$f" ]; then backup "$f"; else REMOVE+=("$f"); fi
+	done
 	cat >/etc/sddm.conf.d/90-pam-envd-dm-test.conf <<EOF
 [Autologin]
 User=$u
@@ -785,7 +786,8 @@ EOF
 # /etc/X11/Xsession through "bash -login": /etc/profile sets PATH anew.
 slim_login() {
 	local n=slim d=$TMP/slim pid top seen
-	dm_ready "$n" "$n" slim Xvfb xauth || return
+	have_cmds slim Xvfb xauth || { skip "$n: $H_WHY"; return; }
+	dm_ready "$n" "$n" || return
 	[ -f /etc/slim.conf ] || { skip "$n: no /etc/slim.conf"; return; }
 	add_recorders slim "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"

@@ -10,8 +10,9 @@
 # with the files expected on Arch, and its .PKGINFO with the recipe.
 # As root the build runs as the build user envd-build (created when
 # missing, as ./dev's user stage does); otherwise as the caller.  Skipped,
-# with the reason, when makepkg, fakeroot or bsdtar is missing (Debian
-# packages makepkg, fakeroot and libarchive-tools; ./dev deps).
+# with the reason, when makepkg, pacman, fakeroot or bsdtar is missing
+# (need_cmds names their Debian packages): makepkg stops with "an unknown
+# error" when it finds no pacman, which Debian's makepkg does not pull in.
 # Prints PASS:, FAIL: and SKIP: lines; exits 1 on any failure.
 set -u
 export LC_ALL=C
@@ -21,12 +22,7 @@ out=${2:?usage: tests/pkg/makepkg.sh TARBALL OUT}
 build_user=${ENVD_BUILD_USER:-envd-build}
 . "$top/tests/lib/harness.sh"
 harness_init makepkg pkg
-for c in makepkg fakeroot bsdtar; do
-	command -v "$c" >/dev/null 2>&1 || {
-		skip "$c is not installed (Debian: makepkg, fakeroot, libarchive-tools; ./dev deps)"
-		finish
-	}
-done
+need_cmds makepkg pacman fakeroot bsdtar
 [ ! -L "$out" ] || rm -rf "$(readlink "$out")" # a former run's directory below /tmp
 rm -rf "$out"
 mkdir -p "$out"

@@ -16,9 +16,7 @@ tarball=${1:?usage: tests/pkg/rpm.sh TARBALL OUT}
 out=${2:?usage: tests/pkg/rpm.sh TARBALL OUT}
 . "$top/tests/lib/harness.sh"
 harness_init rpm pkg
-for c in rpmbuild rpmlint rpm; do
-	command -v "$c" >/dev/null 2>&1 || { skip "$c is not installed (./dev deps)"; finish; }
-done
+need_cmds rpmbuild rpmlint rpm
 rm -rf "$out"
 mkdir -p "$out/SOURCES"
 out=$(cd "$out" && pwd)

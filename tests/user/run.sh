@@ -32,6 +32,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "0 0 1"
 	exit 0
 fi
+stage_needs useradd getent setpriv
 if ! id -u "$build_user" >/dev/null 2>&1 &&
 	! useradd -r -m -d "/var/lib/$build_user" -s /bin/sh -c "pam_envd build user" "$build_user" 2>"$log"; then
 	echo "== user: SKIP: cannot create the user $build_user: $(cat "$log")" >&2
@@ -60,11 +61,7 @@ grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$log" >&2 || true
 if [ "$rc" != 0 ]; then
 	echo "== user: failures; end of $log and the failed tests' logs:" >&2
 	tail -n 20 "$log" >&2
-	find "$dir" -name '*.trs' -exec grep -lE '^:test-result: (FAIL|ERROR)' {} + 2>/dev/null |
-		while read -r t; do
-			echo "---- ${t%.trs}.log" >&2
-			tail -n 40 "${t%.trs}.log" >&2
-		done
+	failed_logs "$dir"
 fi
 read -r a b c < <(count_results "$dir")
 [ "$rc" = 0 ] || [ "$b" != 0 ] || b=1
