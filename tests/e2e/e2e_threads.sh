@@ -15,6 +15,15 @@
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
+# The reader of the user's files is a forked child that allocates (lib/
+# child.c).  glibc's and musl's malloc are fork-safe; the AddressSanitizer
+# allocator of GCC 12 is not: a child forked while another thread holds
+# its lock never gets it (9 of 300 such children hang in a plain C test),
+# and the session then goes on without the user's files after the time
+# bound.  The plain build runs this test; the sanitizer build cannot.
+case $PRELOAD in
+*libasan*) skip_all "the ASan allocator is not fork-safe in threaded processes (GCC 12)" ;;
+esac
 THREADS=${E2E_THREADS:-8}
 ROUNDS=${E2E_ROUNDS:-30}
 prog=$top_builddir/tests/pam/pam_threads
