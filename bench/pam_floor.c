@@ -7,8 +7,10 @@
  * rules (../shared/SECURITY.md) and Linux-PAM's interfaces:
  *   - the user from PAM_USER and pam_modutil_getpwnam,
  *   - the PAM environment (pam_getenvlist) as the expansion base,
- *   - pam_modutil_drop_priv / pam_modutil_regain_priv around the user's
- *     files (on Debian: initgroups, through every NSS group service),
+ *   - the user's groups (getgrouplist) and a reader process that is the
+ *     user: a pipe, a middle process that forks the reader and exits,
+ *     the reader's setgroups, setresgid and setresuid, one byte back,
+ *     the middle process reaped (lib/child.c without its checks),
  *   - one pam_putenv per variable of the result.
  * The variables come ready-made from vars=FILE (NAME=VALUE entries, each
  * ended by a NUL: bench/run.py writes the pam_envd result there), read with
@@ -21,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <grp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <security/pam_modules.h>
@@ -49,10 +53,37 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* A process that is the user, forked twice, sends one byte. */
+static int reader(const struct passwd *pw)
+{
+	gid_t groups[64];
+	int n = 64, p[2], status;
+	pid_t mid;
+	char c;
+
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0 || pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	mid = fork();
+	if (mid == 0) {
+		if (fork() == 0) {
+			c = (setgroups((size_t)n, groups) == 0 && setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == 0 &&
+			     setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == 0)
+			        ? 'y'
+			        : 'n';
+			(void)!write(p[1], &c, 1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	if (mid > 0)
+		waitpid(mid, &status, 0);
+	n = mid > 0 ? (int)read(p[0], &c, 1) : -1;
+	close(p[0]);
+	return n == 1 ? 0 : -1;
+}
+
 int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-	struct pam_modutil_privs privs;
-	gid_t groups[64];
 	const void *user = NULL;
 	const struct passwd *pw;
 	const char *vars = NULL;
@@ -76,11 +107,7 @@ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **ar
 		free(*p);
 	free(env);
 
-	privs = (struct pam_modutil_privs){
-	    .grplist = groups, .number_of_groups = 64, .old_gid = (gid_t)-1, .old_uid = (uid_t)-1};
-	if (pam_modutil_drop_priv(pamh, &privs, pw) != 0)
-		return PAM_SESSION_ERR;
-	if (pam_modutil_regain_priv(pamh, &privs) != 0)
+	if (reader(pw) != 0)
 		return PAM_SESSION_ERR;
 
 	if (vars && (data = read_all(vars, &len)) != NULL)
