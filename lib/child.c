@@ -56,6 +56,12 @@
 
 #include "internal.h"
 
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 /* ---- the user's ids, looked up before the fork ---- */
 
 int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids)
@@ -356,7 +362,11 @@ static void reader(int fd, int sync, const struct envd_child *c)
 		_exit(2);
 	}
 	limit(RLIMIT_CORE, 0);
-	limit(RLIMIT_FSIZE, 0);
+	/* valgrind writes its profile or log at the reader's exit, in the
+	 * reader; natively RUNNING_ON_VALGRIND is 0, and nothing a user
+	 * controls makes it anything else */
+	if (!RUNNING_ON_VALGRIND)
+		limit(RLIMIT_FSIZE, 0);
 	limit(RLIMIT_NOFILE, 64);
 	limit(RLIMIT_CPU, (rlim_t)(ms / 1000 + 1));
 	limit_memory(c->memory_bytes);
