@@ -5,7 +5,7 @@
 
     bench/login.py --module NAME=PATH [--module NAME=PATH ...] [--runs N]
                    [--mode su|pamtester] [--size small|medium|large]
-                   [--user USER] [--keep-user]
+                   [--user USER] [--keep-user] [--wall N]
 
 Counts the instructions (valgrind --tool=callgrind, total Ir) of one whole
 login, once with no pam_envd line at all ("none") and once per module given.
@@ -16,9 +16,11 @@ A login is
             root needs none);
   pamtester pamtester -v login USER open_session close_session through
             Debian's own login service.
-valgrind runs with --trace-children=yes, one output file per process, and
-the figure is their sum: everything the login runs, not only the process
-that loads the module.
+valgrind runs with --trace-children=yes, one output file per process (and
+one per fork: profiles are dumped before each fork, since a forked child
+inherits its parent's counters), and the figure is their sum: everything
+the login runs, not only the process that loads the module (pam_envd's
+reader of the user's files is a child of it).
 
 Each measurement runs in a private mount namespace (unshare -m) where a copy
 of /etc/pam.d is bind-mounted over /etc/pam.d; that copy's common-session
@@ -32,12 +34,16 @@ system part, so the module reads the whole tree.
 The runs of all modules are interleaved (run 1 of each, then run 2 of each,
 ...) and the median of --runs is reported: Ir per login, the difference to
 the first module and that difference as a share of the first module's
-login.  Needs root, valgrind, unshare and useradd.
+login.  --wall N adds the wall time of the same login without valgrind
+(hyperfine, N runs each, the median, the namespace's own cost included
+alike for every module).  Needs root, valgrind, unshare and useradd (and
+hyperfine for --wall).
 """
 
 import argparse
 import os
 import pwd
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -64,6 +70,8 @@ def parse_args():
     ap.add_argument("--size", choices=("small", "medium", "large"), default="medium")
     ap.add_argument("--user", default="envd-bench")
     ap.add_argument("--keep-user", action="store_true", help="do not remove a user made here")
+    ap.add_argument("--wall", type=int, default=0, metavar="N",
+                    help="also the wall time, N hyperfine runs per module")
     a = ap.parse_args()
     mods = [("none", None)]
     for m in a.module:
@@ -117,16 +125,37 @@ def pam_dir(work, name, module, system_dirs):
     return d
 
 
+def login_argv(work, mode, user):
+    return ([os.path.join(work, "su"), "-l", user, "-c", "true"] if mode == "su" else
+            ["pamtester", "-v", "login", user, "open_session", "close_session"])
+
+
+NS_SCRIPT = 'mount --make-rprivate / && mount --bind "$1" /etc/pam.d && shift && exec "$@"'
+
+
+def wall_ms(work, tag, pamd, mode, user, runs):
+    """Median wall time (ms) of one login, hyperfine over runs."""
+    js = os.path.join(work, "wall.%s.json" % tag)
+    cmd = shlex.join(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] +
+                     login_argv(work, mode, user))
+    p = subprocess.run(["hyperfine", "--style", "none", "--warmup", "2", "--runs", str(runs),
+                        "--export-json", js, cmd], capture_output=True, text=True,
+                       env={"PATH": PATH, "LANG": "C"}, stdin=subprocess.DEVNULL)
+    if p.returncode:
+        die("hyperfine failed for %s: %s" % (tag, p.stderr.strip()[-2000:]))
+    return 1000.0 * benchlib.median_of(js)
+
+
 def measure(work, tag, pamd, mode, user):
     """Ir of one login: the sum over every process valgrind followed."""
     out = tempfile.mkdtemp(prefix="cg.%s." % tag, dir=work)
     os.chmod(out, 0o1777)  # the login shell writes its file as the user
-    login = ([os.path.join(work, "su"), "-l", user, "-c", "true"] if mode == "su" else
-             ["pamtester", "-v", "login", user, "open_session", "close_session"])
-    vg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--vgdb=no",
+    login = login_argv(work, mode, user)
+    # profiles dumped before each fork: a forked child's counters start
+    # where its parent's were, and would count the parent's work again
+    vg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--vgdb=no", "--dump-before=fork",
           "--callgrind-out-file=" + os.path.join(out, "callgrind.%p")]
-    script = ('mount --make-rprivate / && mount --bind "$1" /etc/pam.d && shift && exec "$@"')
-    p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", pamd] + vg + login,
+    p = subprocess.run(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] + vg + login,
                        capture_output=True, text=True, env={"PATH": PATH, "LANG": "C"},
                        stdin=subprocess.DEVNULL)
     if p.returncode:
@@ -164,6 +193,12 @@ def main():
                 n, procs[name] = measure(work, name, dirs[name], a.mode, a.user)
                 ir[name].append(n)
                 print("run %d %-12s %d" % (r + 1, name, n), file=sys.stderr, flush=True)
+        wall = {}
+        if a.wall > 0:
+            if not shutil.which("hyperfine"):
+                die("--wall needs hyperfine")
+            for name, _ in mods:
+                wall[name] = wall_ms(work, name, dirs[name], a.mode, a.user, a.wall)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if made and not a.keep_user:
@@ -181,6 +216,13 @@ def main():
         df = m - med[first]
         print("%-14s %14d %+12d %+8.2f%% %+12d %+8.2f%%" %
               (name, m, dn, 100.0 * dn / m, df, 100.0 * df / med[first]))
+    if wall:
+        print("wall time (hyperfine, median of %d, no valgrind)" % a.wall)
+        print("%-14s %10s %10s %9s" % ("module", "ms/login", "vs none", "%"))
+        for name, _ in mods:
+            w = wall[name]
+            print("%-14s %10.2f %+10.2f %+8.2f%%" %
+                  (name, w, w - wall["none"], 100.0 * (w - wall["none"]) / wall["none"]))
 
 
 if __name__ == "__main__":

@@ -85,6 +85,7 @@ class Bench:
         self.envd = os.environ.get("ENVD") or os.path.join(self.builddir, "src", "envd")
         self.hyperfine = shutil.which("hyperfine")
         self.figures = {}
+        self.cg_files = {}  # callgrind(): out_file -> (first process files, children files)
         os.makedirs(self.out, exist_ok=True)
         self.results = open(os.path.join(self.out, "results.txt"), "w")
 
@@ -139,24 +140,33 @@ class Bench:
 
     def callgrind(self, out_file, env, argv):
         """Total Ir of argv and of every process it forks (pam_envd's
-        reader of the user's files is one: lib/child.c); out_file holds the
-        first process's own profile, for callgrind_annotate."""
+        reader of the user's files and its middle process: lib/child.c).
+        Profiles are dumped before each fork, so that a child does not
+        count again what its parent did before it (callgrind's counters
+        are inherited); the figure is the sum of every file.  The files
+        stay as OUT_FILE.PID[.N]; self.cg_files[out_file] says which are
+        the first process's and which its children's."""
         log = out_file[:-4] + ".log"
-        for old in glob.glob(out_file + ".*"):
+        # a directory the reader child, which is the user, can write in
+        cgdir = os.path.join(os.path.dirname(out_file), "callgrind")
+        os.makedirs(cgdir, exist_ok=True)
+        os.chmod(cgdir, 0o1777)
+        prefix = os.path.join(cgdir, os.path.basename(out_file))
+        for old in glob.glob(prefix + ".*"):
             os.unlink(old)
         with open(log, "w") as f:
             proc = subprocess.Popen(["env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
-                                    ["valgrind", "--tool=callgrind",
-                                     "--callgrind-out-file=" + out_file + ".%p"] + argv,
+                                    ["valgrind", "--tool=callgrind", "--dump-before=fork",
+                                     "--callgrind-out-file=" + prefix + ".%p"] + argv,
                                     stdout=subprocess.DEVNULL, stderr=f)
             rc = proc.wait()
-        files = glob.glob(out_file + ".*")
+        files = glob.glob(prefix + ".*")
         if rc != 0 or not files:
             self.die("callgrind run failed: %s (see %s)" % (shlex.join(argv), log))
-        total = sum(benchlib.ir_of(x) for x in files)
-        first = "%s.%d" % (out_file, proc.pid)
-        os.replace(first if os.path.exists(first) else sorted(files)[0], out_file)
-        return total
+        mine = "%s.%d" % (prefix, proc.pid)
+        first = [x for x in files if x == mine or x.startswith(mine + ".")]
+        self.cg_files[out_file] = (first, [x for x in files if x not in first])
+        return sum(benchlib.ir_of(x) for x in files)
 
     # ---- envd against the generator ----
 
@@ -627,21 +637,30 @@ class PamBench:
             if s2 not in self.env_sizes:
                 b.say("(pam_env not run on the %s tree: BENCH_PAM_ENV_SIZES=\"%s\")" % (s2, " ".join(self.env_sizes)))
         b.say("", "where pam_envd's instructions go: callgrind_annotate --inclusive=yes on the one-session processes",
-              "(callgrind.envd.SIZE.n1.out): module = pam_envd's pam_sm_open_session; engine = envd_load (the",
-              "privilege drop included); initgroups (libc, from pam_modutil_drop_priv) and pam_putenv (libpam):",
-              "all calls in the process, which in these stacks come from pam_envd alone", "")
-        fmt = "%-7s %7s %13s %13s %11s %13s %8s"
-        b.say(fmt % ("size", "assign", "module", "engine", "initgroups", "pam_putenv", "putenv%"))
+              "(callgrind.envd.SIZE.n1.out.*): module = pam_envd's pam_sm_open_session in the login process plus",
+              "its reader child (and the middle process: all of their instructions); engine = envd_load in the",
+              "login process; reader = the children; getgrouplist (libc) and pam_putenv (libpam): all calls in",
+              "the login process, which in these stacks come from pam_envd alone", "")
+        fmt = "%-7s %7s %13s %13s %11s %11s %13s %8s"
+        b.say(fmt % ("size", "assign", "module", "engine", "reader", "getgrouplist", "pam_putenv", "putenv%"))
         own = {}
         for s2 in self.sizes:
             f = os.path.join(self.out, "callgrind.envd.%s.n1.out" % s2)
-            if not os.path.isfile(f) or not os.path.getsize(f):
+            if f not in b.cg_files:
                 continue
-            fn = benchlib.inclusive(f)
-            tot = fn("pam_envd[.]c:pam_sm_open_session( |$)")
-            eng, ig, pe = fn(":envd_load( |$)"), fn(":initgroups( |$)"), fn(":pam_putenv( |$)")
-            b.say(fmt % (s2, self.trees[s2]["assignments"], tot or "-", eng or "-", ig or "-", pe or "-",
-                         "%.1f%%" % (100 * pe / tot) if tot and pe else "-"))
+            first, children = b.cg_files[f]
+            fns = [benchlib.inclusive(x) for x in first]
+
+            def fn(regex):
+                v = [g(regex) for g in fns]
+                v = [x for x in v if x is not None]
+                return sum(v) if v else None
+            reader = sum(benchlib.ir_of(x) for x in children)
+            top = fn("pam_envd[.]c:pam_sm_open_session( |$)")
+            tot = top + reader if top is not None else None
+            eng, gg, pe = fn(":envd_load( |$)"), fn(":getgrouplist( |$)"), fn(":pam_putenv( |$)")
+            b.say(fmt % (s2, self.trees[s2]["assignments"], tot or "-", eng or "-", reader, gg or "-",
+                         pe or "-", "%.1f%%" % (100 * pe / tot) if tot and pe else "-"))
             if tot and pe:
                 own[s2] = tot - pe
         b.say("", "growth of pam_envd's own work: module - pam_putenv (libpam's pam_putenv searches the whole",
