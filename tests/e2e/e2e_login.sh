@@ -38,7 +38,7 @@ else
 fi
 PROBE=$top_builddir/tests/pam/.libs/pam_probe.so
 [ -f "$PROBE" ] || { echo "FAIL: $PROBE not built"; exit 1; }
-PAM_SCRIPT=${PAM_SCRIPT_SO:-}
+PAM_SCRIPT=${PAM_SCRIPT_SO:+$(readlink -f "$PAM_SCRIPT_SO")}
 if [ -z "$PAM_SCRIPT" ]; then
 	for d in /lib/*/security /usr/lib/*/security /lib/security /usr/lib/security; do
 		[ -f "$d/pam_script.so" ] && PAM_SCRIPT=$d/pam_script.so && break
