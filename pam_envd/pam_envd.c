@@ -20,6 +20,12 @@
  * later hook runs: it plays back the record the applying instance keeps
  * with the handle (pam_set_data).
  *
+ * Some programs copy the PAM environment into their own (util-linux login,
+ * into the root process that later closes the session) and the close hooks
+ * of pam_script and pam_mount run their programs with that copy.  The
+ * cleanup instance therefore also takes back, in the process environment,
+ * each variable whose value there is still the one written (take_back_process).
+ *
  * Return values: PAM_SUCCESS whatever the files hold (skipped files and
  * assignments are logged).  Errors only for internal failures: out of
  * memory, a PAM call failing, no PAM_USER: PAM_SESSION_ERR from
@@ -34,6 +40,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -43,18 +50,32 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "internal.h" /* envd_hash */
 #include "module.h"
 
 /* pam_set_data key: the files were applied to this handle.  Its data is
  * the record of what the applying instance changed. */
 #define PE_APPLIED_KEY "pam_envd:applied"
 
-/* How to take back each variable written, in the order written: "NAME=old"
- * where the PAM environment had a value before, "NAME" (unset) where it
- * had none.  One allocation, sized for the whole result up front. */
+/* How to take back each variable written, in the order written.  back is
+ * "NAME=old" where the PAM environment had a value before, "NAME" (unset)
+ * where it had none.  The value written is kept as its length and keyed
+ * hash only: enough to tell, at close, whether a program's copy of it is
+ * still the user's, without a second copy of every value (a token, say)
+ * living in a root process for the whole session.  The key is the
+ * process's random one (envd_hash), which no user can learn, so no value a
+ * program chose itself is taken for the user's but by a 2^-64 chance, and
+ * then what is lost is that program's value, never a secret.  One
+ * allocation, sized for the whole result up front. */
+struct pe_undo_var {
+	char *back;
+	size_t value_len;
+	uint64_t value_hash;
+};
+
 struct pe_undo {
 	size_t n, cap;
-	char *entry[];
+	struct pe_undo_var var[];
 };
 
 static void free_secret(char *s)
@@ -68,7 +89,7 @@ static void undo_free(pam_handle_t *pamh, void *data, int error_status)
 	struct pe_undo *undo = data;
 
 	while (undo->n > 0)
-		free_secret(undo->entry[--undo->n]);
+		free_secret(undo->var[--undo->n].back);
 	free(undo);
 }
 
@@ -151,10 +172,14 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 	explicit_bzero(entry, name_len + 1 + v->value_len);
 	if (entry != small)
 		free(entry);
-	if (rc == PAM_SUCCESS)
-		undo->entry[undo->n++] = back;
-	else
+	if (rc == PAM_SUCCESS) {
+		undo->var[undo->n].back = back;
+		undo->var[undo->n].value_len = v->value_len;
+		undo->var[undo->n].value_hash = envd_hash(v->value, v->value_len);
+		undo->n++;
+	} else {
 		free_secret(back);
+	}
 	return rc;
 }
 
@@ -162,7 +187,7 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt,
                         const struct envd_result *res, size_t max_bytes)
 {
 	size_t n = envd_result_count(res), written = 0, bytes = 0;
-	struct pe_undo *undo = calloc(1, sizeof(*undo) + n * sizeof(undo->entry[0]));
+	struct pe_undo *undo = calloc(1, sizeof(*undo) + n * sizeof(undo->var[0]));
 
 	if (undo == NULL)
 		return PAM_BUF_ERR;
@@ -355,15 +380,44 @@ int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	return apply(pamh, argc, argv, PAM_CRED_ERR);
 }
 
+/* The process environment of the program that closes the session, for a
+ * name the applying instance wrote (name NUL-terminated, before its value
+ * from before or NULL).  Where environ still holds the value written, the
+ * program copied it from the PAM environment (util-linux login does, into
+ * the root process whose close hooks run pam_script and pam_mount with it):
+ * the name gets the PAM environment's value from before, or is unset where
+ * there was none (what the program itself had before its copy is not
+ * known; an unset PATH is the system's default).  A name the program never
+ * copied, or changed since, is left alone.  Returns 1 when taken back, 0
+ * when left alone, -1 when it could be neither put back nor unset.
+ *
+ * environ is not thread-safe, here as in pam_mount (setenv of PATH around
+ * its close hook) or pam_script (its own variables, after a fork): the
+ * programs that copy the PAM environment are single-threaded when they
+ * close the session, and in every other program this only reads environ,
+ * since a name is written only where the value matches, i.e. was copied. */
+static int take_back_process(const struct pe_undo_var *u, const char *name, const char *before)
+{
+	const char *now = getenv(name);
+
+	if (now == NULL || strlen(now) != u->value_len ||
+	    envd_hash(now, u->value_len) != u->value_hash)
+		return 0;
+	if (before != NULL && setenv(name, before, 1) == 0)
+		return 1;
+	return unsetenv(name) == 0 ? 1 : -1;
+}
+
 /* The cleanup instance: takes back, newest first, every variable the
- * applying instance wrote to this handle, and empties the record, so that a
- * second call, or a call without an applying instance, does nothing.  A
+ * applying instance wrote to this handle, in the PAM environment and in the
+ * process environment (take_back_process), and empties the record, so that
+ * a second call, or a call without an applying instance, does nothing.  A
  * value that cannot be put back is unset. */
 static int take_back(pam_handle_t *pamh, bool debug)
 {
 	const void *data = NULL;
 	struct pe_undo *undo;
-	size_t n, lost = 0;
+	size_t n, lost = 0, lost_process = 0, in_process = 0;
 
 	if (pam_get_data(pamh, PE_APPLIED_KEY, &data) != PAM_SUCCESS || data == NULL) {
 		if (debug)
@@ -373,27 +427,38 @@ static int take_back(pam_handle_t *pamh, bool debug)
 	undo = (struct pe_undo *)data; /* the record is ours: pam_set_data above */
 	n = undo->n;
 	while (undo->n > 0) {
-		char *e = undo->entry[--undo->n], *eq = strchr(e, '=');
+		struct pe_undo_var *u = &undo->var[--undo->n];
+		char *e = u->back, *eq = strchr(e, '=');
 		size_t len = strlen(e);
-		int rc = pam_putenv(pamh, e);
+		int rc = pam_putenv(pamh, e), r;
 
-		if (rc != PAM_SUCCESS && eq != NULL) {
-			*eq = '\0';
+		if (eq != NULL)
+			*eq = '\0'; /* e is the name now, eq + 1 the value before */
+		if (rc != PAM_SUCCESS && eq != NULL)
 			rc = pam_putenv(pamh, e);
-		}
 		/* unsetting a name that is not set any more */
 		if (rc != PAM_SUCCESS && (rc != PAM_BAD_ITEM || pam_getenv(pamh, e) != NULL))
 			lost++;
+		r = take_back_process(u, e, eq != NULL ? eq + 1 : NULL);
+		if (r < 0)
+			lost_process++;
+		else
+			in_process += (size_t)r;
 		explicit_bzero(e, len);
 		free(e);
+		u->back = NULL;
 	}
-	if (lost > 0) {
-		pam_syslog(pamh, LOG_CRIT, "cleanup: %zu of %zu variables could not be taken back",
-		           lost, n);
+	if (lost > 0 || lost_process > 0) {
+		pam_syslog(pamh, LOG_CRIT,
+		           "cleanup: of %zu variables, %zu could not be taken back in the PAM "
+		           "environment, %zu in the process environment",
+		           n, lost, lost_process);
 		return PAM_SESSION_ERR;
 	}
 	if (debug)
-		pam_syslog(pamh, LOG_DEBUG, "cleanup: %zu variables taken back", n);
+		pam_syslog(pamh, LOG_DEBUG,
+		           "cleanup: %zu variables taken back, %zu in the process environment", n,
+		           in_process);
 	return PAM_SUCCESS;
 }
 

@@ -4,8 +4,10 @@
 # tests/compat/run.sh - the compat stage of ./dev test (./dev compat alone):
 # the module built against each Linux-PAM of the matrix below, from
 # Debian's source package of that release (tests/lib/debsrc.sh), and its
-# stack tests run there.  Prints one line per cell on stderr and the cells'
-# "pass fail skip" added up on stdout.
+# stack tests run there; then util-linux login as Debian 13 builds it, from
+# its source package too, logs a real user in around the deployment pair
+# (tests/e2e/e2e_login.sh, in the bookworm glibc cell's tree).  Prints one
+# line per cell on stderr and the cells' "pass fail skip" added up on stdout.
 set -uo pipefail
 # shellcheck source=tools/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../tools/common.sh"
@@ -147,6 +149,114 @@ compat_cell() {
 	return "$rc"
 }
 
+# The login of the matrix: util-linux's, as Debian 13 builds it (trixie's
+# source package), which copies the PAM environment into its root process
+# and closes the session from there (tests/e2e/e2e_login.sh).
+compat_login_suite=trixie
+
+# compat_login: that login alone (login-utils/login, against the system's
+# libpam) built in _build/compat/util-linux-SUITE/src; kept while the
+# source version is the same (.version).  Prints the binary's path; on a
+# failure the reason on stderr and returns 1 (2: the source cannot be had).
+compat_login() {
+	local suite=$compat_login_suite dir="$top/_build/compat/util-linux-$compat_login_suite" ver src from
+	debsrc_init >/dev/null 2>&1 || { echo "no source lists: ${DEBSRC_ERR:-apt failed}" >&2; return 2; }
+	for ver in $(debsrc_versions util-linux "$suite"); do
+		if [ "$(cat "$dir/.version" 2>/dev/null)" = "$ver" ] && [ -x "$dir/src/login" ]; then
+			echo "$dir/src/login"
+			return 0
+		fi
+	done
+	for ver in $(debsrc_versions util-linux "$suite"); do
+		from=$top/_build/compat/src/util-linux-$ver
+		debsrc_get util-linux "$ver" "$from" && break
+		rm -rf "$from"
+		ver=
+	done
+	[ -n "$ver" ] || { echo "no util-linux source package of $suite can be downloaded${DEBSRC_ERR:+ ($DEBSRC_ERR)}" >&2; return 2; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	src=$dir/src
+	debsrc_extract util-linux "$ver" "$from" "$src" >"$dir/build.log" 2>&1 ||
+		{ echo "extracting util-linux $ver failed (see $dir/build.log)" >&2; return 1; }
+	# Debian's patches leave some Makefile.am newer than the generated
+	# files; nothing login needs changed, so no autotools run
+	{
+		touch "$src/aclocal.m4" && touch "$src/configure" &&
+			touch "$src/Makefile.in" "$src/config.h.in" &&
+			(cd "$src" && ./configure -q --disable-all-programs --enable-login --disable-nls \
+				--disable-liblastlog2 --disable-bash-completion --disable-asciidoc \
+				--disable-poman --disable-makeinstall-chown --without-systemd --without-udev \
+				--without-selinux --without-audit --without-python --without-ncurses \
+				--without-tinfo --without-readline --without-libmagic --without-cap-ng \
+				--without-econf) &&
+			make -C "$src" -j"$jobs" login
+	} >>"$dir/build.log" 2>&1 || { echo "building util-linux $ver login failed (see $dir/build.log)" >&2; return 1; }
+	echo "$ver" >"$dir/.version"
+	echo "$src/login"
+}
+
+# compat_pam_script: pam_script.so from the libpam-script package of the
+# system's suite, unpacked into _build/compat/pam_script (not installed: its
+# maintainer scripts would enable it in every common-* stack).  Prints its
+# path, or nothing when the package cannot be had.
+compat_pam_script() {
+	local dir="$top/_build/compat/pam_script" deb so
+	so=$(find "$dir/root" -name pam_script.so 2>/dev/null | head -n 1)
+	if [ -z "$so" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		(cd "$dir" && apt-get download -q libpam-script) >"$dir/download.log" 2>&1 || return 0
+		deb=$(find "$dir" -maxdepth 1 -name 'libpam-script_*.deb' | head -n 1)
+		[ -n "$deb" ] && dpkg-deb -x "$deb" "$dir/root" 2>>"$dir/download.log" || return 0
+		so=$(find "$dir/root" -name pam_script.so | head -n 1)
+	fi
+	echo "$so"
+}
+
+# compat_login_cell: tests/e2e/e2e_login.sh with that login (and
+# pam_script), as root, in the bookworm glibc cell's tree (its libpam is the
+# Linux-PAM of Debian 12's login stack).  Prints "util-linux login X
+# (SUITE): passed/failed" on stderr and "pass fail skip" on stdout.
+compat_login_cell() {
+	local name=compat/bookworm-glibc login rc=0 t0 res so ver
+	local err="$top/_build/compat-login.err" log="$top/_build/compat-login.check.log"
+	t0=$(date +%s)
+	login=$(compat_login 2>"$err") || rc=$?
+	if [ "$rc" = 2 ]; then
+		echo "util-linux login ($compat_login_suite): SKIP: $(cat "$err")" >&2
+		echo "0 0 1"
+		return 0
+	fi
+	if [ "$rc" != 0 ]; then
+		echo "util-linux login ($compat_login_suite): FAIL: $(cat "$err")" >&2
+		echo "0 1 0"
+		return 1
+	fi
+	ver=$(cat "$top/_build/compat/util-linux-$compat_login_suite/.version")
+	if [ ! -f "$top/_build/$name/Makefile" ]; then
+		echo "util-linux login $ver: FAIL: no $name tree to test in" >&2
+		echo "0 1 0"
+		return 1
+	fi
+	so=$(compat_pam_script)
+	rm -f "$top/_build/$name/tests/e2e/e2e_login.log" "$top/_build/$name/tests/e2e/e2e_login.trs"
+	make -C "$top/_build/$name" check TESTS=tests/e2e/e2e_login.sh check_PROGRAMS= \
+		check_LIBRARIES= UL_LOGIN="$login" PAM_SCRIPT_SO="$so" >"$log" 2>&1 || rc=1
+	res=$(sed -n 's/^:test-result: //p' "$top/_build/$name/tests/e2e/e2e_login.trs" 2>/dev/null)
+	grep -hE '^(ok|FAIL|SKIP|login)' "$top/_build/$name/tests/e2e/e2e_login.log" 2>/dev/null |
+		sed "s/^/  /" >&2 || true
+	# it must have run and passed: a skip is a failure of the cell
+	if [ "$res" = PASS ]; then
+		echo "util-linux login $ver: passed${so:+ (with pam_script)} ($(($(date +%s) - t0)) s)" >&2
+		echo "1 0 0"
+		return 0
+	fi
+	echo "util-linux login $ver: FAIL (${res:-no result}; see _build/compat-login.check.log)" >&2
+	echo "0 1 0"
+	return 1
+}
+
 rc=0 p=0 f=0 s=0
 echo "== compat: the module against Linux-PAM ${compat_cells[*]// /-}" >&2
 for cell in "${compat_cells[@]}"; do
@@ -155,5 +265,8 @@ for cell in "${compat_cells[@]}"; do
 	[ "${b:-1}" = 0 ] || rc=1
 	p=$((p + ${a:-0})) f=$((f + ${b:-1})) s=$((s + ${c:-0}))
 done
+read -r a b c < <(compat_login_cell) || true
+[ "${b:-1}" = 0 ] || rc=1
+p=$((p + ${a:-0})) f=$((f + ${b:-1})) s=$((s + ${c:-0}))
 echo "$p $f $s"
 exit "$rc"

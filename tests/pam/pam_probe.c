@@ -14,7 +14,12 @@
  * records instead what a module stacked there sees: each call appends
  * "== <function>" and the PAM environment, one entry a line, to FILE, and
  * returns PAM_SUCCESS (a stand-in for a pam_exec helper that works in every
- * cell of the Linux-PAM matrix). */
+ * cell of the Linux-PAM matrix).
+ *
+ *   TYPE CONTROL /path/pam_probe.so environ FILE
+ *
+ * records the process environment (environ) the same way: what pam_script
+ * and pam_mount hand to the programs they run. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -26,24 +31,29 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+extern char **environ;
+
+/* Appends "== <function>" and env, one entry a line, to path. */
+static int record_list(char **env, const char *fn, const char *path)
+{
+	FILE *f = fopen(path, "a");
+
+	if (f == NULL)
+		return PAM_SYSTEM_ERR;
+	fprintf(f, "== %s\n", fn + strlen("pam_sm_"));
+	for (char **p = env; p != NULL && *p != NULL; p++)
+		fprintf(f, "%s\n", *p);
+	return fclose(f) == 0 ? PAM_SUCCESS : PAM_SYSTEM_ERR;
+}
+
 static int record_env(pam_handle_t *pamh, const char *fn, const char *path)
 {
 	char **env = pam_getenvlist(pamh);
-	FILE *f;
-	int rc = PAM_SUCCESS;
+	int rc;
 
 	if (env == NULL)
 		return PAM_BUF_ERR;
-	f = fopen(path, "a");
-	if (f == NULL)
-		rc = PAM_SYSTEM_ERR;
-	else {
-		fprintf(f, "== %s\n", fn + strlen("pam_sm_"));
-		for (char **p = env; *p != NULL; p++)
-			fprintf(f, "%s\n", *p);
-		if (fclose(f) != 0)
-			rc = PAM_SYSTEM_ERR;
-	}
+	rc = record_list(env, fn, path);
 	for (char **p = env; *p != NULL; p++)
 		free(*p);
 	free(env);
@@ -63,6 +73,8 @@ static int probe(pam_handle_t *pamh, const char *fn, int flags, int argc, const 
 		return PAM_SERVICE_ERR;
 	if (strcmp(argv[0], "record") == 0)
 		return argc == 2 ? record_env(pamh, fn, argv[1]) : PAM_SERVICE_ERR;
+	if (strcmp(argv[0], "environ") == 0)
+		return argc == 2 ? record_list(environ, fn, argv[1]) : PAM_SERVICE_ERR;
 	/* Kept open on purpose: the module may have left pam_set_data entries
 	 * behind that libpam cleans up at pam_end. */
 	dl = dlopen(argv[0], RTLD_NOW | RTLD_LOCAL);

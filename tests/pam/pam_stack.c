@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -918,9 +919,9 @@ static void t_log_cap(void **state)
 
 /* ---- the cleanup instance ---- */
 
-/* The section of a probe record file that follows "== fn" (the first such
- * section), one entry a line; "" when the file has none. */
-static char *record_section(const char *file, const char *fn)
+/* The section of a probe record file that follows the nth "== fn" (0: the
+ * first), one entry a line; "" when the file has none. */
+static char *record_section_nth(const char *file, const char *fn, int nth)
 {
 	static char buf[65536];
 	char head[64], line[4096];
@@ -936,7 +937,7 @@ static char *record_section(const char *file, const char *fn)
 		if (strncmp(line, "== ", 3) == 0) {
 			if (in)
 				break;
-			in = strcmp(line, head) == 0;
+			in = strcmp(line, head) == 0 && nth-- == 0;
 			continue;
 		}
 		if (in && o + strlen(line) < sizeof(buf)) {
@@ -946,6 +947,11 @@ static char *record_section(const char *file, const char *fn)
 	}
 	fclose(f);
 	return buf;
+}
+
+static char *record_section(const char *file, const char *fn)
+{
+	return record_section_nth(file, fn, 0);
 }
 
 static bool record_has(const char *file, const char *fn, const char *entry)
@@ -1064,6 +1070,257 @@ static void t_cleanup_alone_and_setcred(void **state)
 	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
 	assert_string_equal(pam_getenv(pamh, "NEW"), "app");
 	end(pamh, PAM_SUCCESS);
+}
+
+/* ---- a program that copies the PAM environment into its own ---- */
+
+extern char **environ;
+
+/* util-linux login (login-utils/login.c) copies the PAM environment into
+ * its root process after open_session and closes the session from that
+ * process after the session's child exits: setcred(PAM_DELETE_CRED) before
+ * close_session up to 2.41 (Debian 13, Fedora 42), after it from 2.42. */
+enum close_order { DELETE_CRED_FIRST, CLOSE_FIRST };
+
+/* What the program does with its environment between open and close. */
+enum program {
+	COPIES,         /* login: a fresh environ, then every PAM entry */
+	COPIES_CHANGES, /* the same, then changes some variables itself */
+	NO_COPY,        /* sshd, su, shadow's login: environ stays its own */
+};
+
+/* Appends "== label" and environ, one entry a line, to the file rel. */
+static bool write_environ(const char *rel, const char *label)
+{
+	FILE *f = fopen(at(rel), "a");
+
+	if (f == NULL)
+		return false;
+	fprintf(f, "== %s\n", label);
+	for (char **p = environ; *p != NULL; p++)
+		fprintf(f, "%s\n", *p);
+	return fclose(f) == 0;
+}
+
+/* login's calls on service svc for the user, in its order, with EDITOR=nano
+ * in the PAM environment before open (as pam_env would set it).  Runs in a
+ * child process of the test (it replaces environ); the session, a child of
+ * that, records the environment it starts with in program.rec ("==
+ * session"), and the program records its own before the close ("==
+ * before_close") and after pam_end ("== end"), and what the modules logged
+ * in program.log.  Returns 0, or the number of the step that failed. */
+static int login_like(const char *svc, enum close_order order, enum program prog)
+{
+	char mail[PATH_MAX + 32];
+	pam_handle_t *pamh = NULL;
+	char **env;
+	pid_t pid;
+	int rc, status;
+
+	if (pam_start_confdir(svc, user, &pamtest_conv, at("pam.d"), &pamh) != PAM_SUCCESS)
+		return 1;
+	if (pam_putenv(pamh, "EDITOR=nano") != PAM_SUCCESS ||
+	    pam_authenticate(pamh, 0) != PAM_SUCCESS)
+		return 2;
+	if (pam_acct_mgmt(pamh, 0) != PAM_SUCCESS)
+		return 3;
+	/* loginpam_session */
+	if (pam_setcred(pamh, PAM_ESTABLISH_CRED) != PAM_SUCCESS ||
+	    pam_open_session(pamh, 0) != PAM_SUCCESS ||
+	    pam_setcred(pamh, PAM_REINITIALIZE_CRED) != PAM_SUCCESS)
+		return 4;
+	/* init_environ: a fresh environment with login's own variables, then
+	 * putenv of every entry of the PAM environment */
+	if (prog == NO_COPY) {
+		if (setenv("EDITOR", "own", 1) != 0 || setenv("PATH", "/usr/bin:/bin", 1) != 0)
+			return 5;
+	} else {
+		environ = calloc(1, sizeof(char *));
+		snprintf(mail, sizeof(mail), "/var/mail/%s", user);
+		if (environ == NULL || setenv("HOME", home, 0) != 0 ||
+		    setenv("USER", user, 1) != 0 || setenv("SHELL", "/bin/sh", 1) != 0 ||
+		    setenv("PATH", "/usr/local/bin:/bin:/usr/bin", 1) != 0 ||
+		    setenv("MAIL", mail, 0) != 0 || setenv("LOGNAME", user, 1) != 0)
+			return 5;
+		env = pam_getenvlist(pamh);
+		for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+			if (putenv(env[i]) != 0)
+				return 5;
+	}
+	if (prog == COPIES_CHANGES && (setenv("EDITOR", "program", 1) != 0 || unsetenv("NEW") != 0))
+		return 6;
+	/* fork_session: the session in a child, the close in the parent */
+	pid = fork();
+	if (pid == 0)
+		_exit(write_environ("program.rec", "session") ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+		return 7;
+	if (!write_environ("program.rec", "before_close"))
+		return 8;
+	if (order == DELETE_CRED_FIRST) {
+		(void)pam_setcred(pamh, PAM_DELETE_CRED);
+		rc = pam_close_session(pamh, 0);
+	} else {
+		rc = pam_close_session(pamh, 0);
+		(void)pam_setcred(pamh, PAM_DELETE_CRED);
+	}
+	pam_end(pamh, rc);
+	if (!write_environ("program.rec", "end"))
+		return 8;
+	/* what the modules logged, for the parent */
+	if (tf_write(at("program.log"), pamtest_log(), strlen(pamtest_log()), 0600) != 0)
+		return 8;
+	return rc == PAM_SUCCESS ? 0 : 9;
+}
+
+/* The stack of these tests: a pam_permit stand-in for auth and account
+ * that records the process environment, and the pair with, between its
+ * two instances, a module that records the process environment as
+ * pam_script and pam_mount hand it to their programs. */
+static void login_service(void)
+{
+	char stack[4 * PATH_MAX + 512];
+
+	put(UDIR "/a.conf", "EDITOR=vim\nNEW=new\nPATH=$HOME/bin:$PATH\n");
+	FMT(stack, sizeof(stack),
+	    "auth required @PROBE@ environ %s\n"
+	    "account required @PROBE@ environ %s\n"
+	    "session required @MOD@ cleanup debug\n"
+	    "session required @PROBE@ environ %s\n"
+	    "session required @MOD@ @DIRS@\n",
+	    at("auth.rec"), at("account.rec"), at("between.rec"));
+	service("login", stack);
+}
+
+static void run_login(enum close_order order, enum program prog)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(login_like("login", order, prog));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* NAME's value in the nth "== fn" section of a record, or NULL. */
+static const char *record_get(const char *file, const char *fn, int nth, const char *name)
+{
+	static char value[4096];
+	char head[256];
+	const char *s = record_section_nth(file, fn, nth), *p;
+	size_t n;
+
+	FMT(head, sizeof(head), "%s=", name);
+	for (p = s; *p != '\0'; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0')) {
+		if (strncmp(p, head, strlen(head)) != 0)
+			continue;
+		n = strcspn(p + strlen(head), "\n");
+		assert_true(n < sizeof(value));
+		memcpy(value, p + strlen(head), n);
+		value[n] = '\0';
+		return value;
+	}
+	return NULL;
+}
+
+/* program.log, what the modules logged in the child, has needle */
+static void assert_logged(const char *needle)
+{
+	char buf[65536];
+	size_t n;
+	FILE *f = fopen(at("program.log"), "r");
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	if (strstr(buf, needle) == NULL)
+		fail_msg("not logged: \"%s\"; the log:\n%s", needle, buf);
+}
+
+#define assert_rec(file, fn, nth, name, want)                                                      \
+	assert_string_equal(record_get(file, fn, nth, name) ?: "(unset)", want)
+
+/* The user's values in login's process environment at close: what the
+ * session got, what pam_script's programs get at logout in the old
+ * module (the user's PATH: a bare command of a logout script ran the
+ * user's ~/bin/logger as root), and what they get now. */
+static void login_copies(enum close_order order)
+{
+	char upath[PATH_MAX + 64];
+
+	login_service();
+	run_login(order, COPIES);
+	FMT(upath, sizeof(upath), "%s/bin:" ENVD_DEFAULT_PATH, home);
+	/* the session gets everything, in the PAM environment's copy */
+	assert_rec("program.rec", "session", 0, "EDITOR", "vim");
+	assert_rec("program.rec", "session", 0, "NEW", "new");
+	assert_rec("program.rec", "session", 0, "PATH", upath);
+	/* at close the modules after the cleanup instance see the values
+	 * from before: the PAM environment's, or none (PATH had none there:
+	 * login's own from before its copy is not known, and an unset PATH is
+	 * the system's default) */
+	assert_rec("between.rec", "close_session", 0, "EDITOR", "nano");
+	assert_rec("between.rec", "close_session", 0, "NEW", "(unset)");
+	assert_rec("between.rec", "close_session", 0, "PATH", "(unset)");
+	/* login's own variables stay */
+	assert_rec("between.rec", "close_session", 0, "HOME", home);
+	assert_rec("between.rec", "close_session", 0, "LOGNAME", user);
+	assert_rec("program.rec", "end", 0, "NEW", "(unset)");
+	assert_rec("program.rec", "end", 0, "EDITOR", "nano");
+	assert_logged("cleanup: 3 variables taken back, 3 in the process environment");
+	/* Up to 2.41, setcred(PAM_DELETE_CRED) runs the auth stack's setcred
+	 * hooks before close_session, i.e. before the cleanup instance: they
+	 * still see the user's values (pam_exec, pam_script and pam_mount run
+	 * nothing there).  From 2.42 they run after it. */
+	assert_rec("auth.rec", "setcred", 0, "NEW", "(unset)"); /* ESTABLISH_CRED */
+	assert_rec("auth.rec", "setcred", 2, "NEW", order == DELETE_CRED_FIRST ? "new" : "(unset)");
+}
+
+static void t_login_copy_delete_cred_first(void **state)
+{
+	login_copies(DELETE_CRED_FIRST);
+}
+
+static void t_login_copy_close_first(void **state)
+{
+	login_copies(CLOSE_FIRST);
+}
+
+/* What the program changed itself after its copy is its own: left alone. */
+static void t_login_copy_changed(void **state)
+{
+	login_service();
+	run_login(DELETE_CRED_FIRST, COPIES_CHANGES);
+	assert_rec("program.rec", "session", 0, "EDITOR", "program");
+	assert_rec("between.rec", "close_session", 0, "EDITOR", "program");
+	assert_rec("between.rec", "close_session", 0, "NEW", "(unset)");
+	/* not changed: taken back */
+	assert_rec("between.rec", "close_session", 0, "PATH", "(unset)");
+	assert_rec("program.rec", "end", 0, "EDITOR", "program");
+	assert_logged("cleanup: 3 variables taken back, 1 in the process environment");
+}
+
+/* A program that keeps its own environment finds it untouched. */
+static void t_login_no_copy(void **state)
+{
+	char *before;
+
+	login_service();
+	run_login(CLOSE_FIRST, NO_COPY);
+	assert_rec("program.rec", "session", 0, "EDITOR", "own");
+	assert_rec("program.rec", "session", 0, "NEW", "(unset)");
+	before = strdup(record_section("program.rec", "before_close"));
+	assert_non_null(before);
+	assert_string_equal(record_section("between.rec", "close_session"), before);
+	assert_string_equal(record_section("program.rec", "end"), before);
+	free(before);
+	assert_logged("cleanup: 3 variables taken back, 0 in the process environment");
 }
 
 /* ---- the module and `envd show` agree ---- */
@@ -1231,6 +1488,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(t_cleanup_pair, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_cleanup_missing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_cleanup_alone_and_setcred, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_login_copy_delete_cred_first, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_login_copy_close_first, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_login_copy_changed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_login_no_copy, setup, teardown),
 	};
 	struct passwd *pw = getpwuid(geteuid());
 
