@@ -37,6 +37,11 @@
  * from the reader's fork to its last record. */
 #define ENVD_MAX_LINK_STEPS 256u
 #define ENVD_MAX_USER_MS    3000u
+/* Variables the user's files may add to a login's environment: libpam's
+ * pam_putenv searches the whole environment on every call, so n
+ * variables cost the root login process n^2 work at open and again at
+ * close (2,048: about 20 ms of CPU for both; 65,536 cost 14-27 s). */
+#define ENVD_MAX_USER_VARS 2048u
 
 struct envd_limits {
 	size_t file_bytes;
@@ -50,6 +55,7 @@ struct envd_limits {
 	size_t diagnostics;
 	size_t link_steps;
 	size_t user_ms;
+	size_t user_vars;
 };
 
 enum envd_severity {

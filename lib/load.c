@@ -42,6 +42,7 @@ void envd_limits_default(struct envd_limits *l)
 	l->diagnostics = ENVD_MAX_DIAGNOSTICS;
 	l->link_steps = ENVD_MAX_LINK_STEPS;
 	l->user_ms = ENVD_MAX_USER_MS;
+	l->user_vars = ENVD_MAX_USER_VARS;
 }
 
 void envd_config_init(struct envd_config *cfg)
@@ -190,6 +191,15 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 		           "environment would exceed %zu bytes: %s skipped", lim->result_bytes,
 		           name);
 		return 0;
+	}
+	/* a name the user's files add: counted against user_vars, and what is
+	 * over it said once, at the end (finish) */
+	if (ld->user_side && envd_store_find_h(s, name, name_len, h) == SIZE_MAX) {
+		if (ld->user_vars >= lim->user_vars) {
+			ld->user_vars_cut++;
+			return 0;
+		}
+		ld->user_vars++;
 	}
 	r = envd_store_set_h(s, name, name_len, h, v, vlen, ld->file, ld->line, ld->user_side);
 	if (r == 0)
@@ -431,6 +441,11 @@ static int finish(struct loader *ld)
 {
 	struct envd_result *res = ld->res;
 	size_t i;
+
+	if (ld->user_vars_cut > 0)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
+		           "the user's files set more than %zu variables: %zu more not set",
+		           ld->cfg->limits.user_vars, ld->user_vars_cut);
 
 	res->vars = calloc(res->store.n + 1, sizeof(*res->vars));
 	if (!res->vars)

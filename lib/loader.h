@@ -30,6 +30,8 @@ struct loader {
 	size_t expansion_left;
 	size_t assignments;
 	bool assignments_full;
+	size_t user_vars;     /* names the user's files added */
+	size_t user_vars_cut; /* assignments over limits.user_vars */
 	bool budget_said;
 	/* the file being parsed */
 	const char *file;

@@ -104,6 +104,43 @@ static void test_limit_user_time(void **state)
 	tu_tree_free(&t);
 }
 
+/* The user's files add at most user_vars names to the environment (each
+ * costs the root login process a pam_putenv that searches the whole
+ * environment); the cut is said once, with how many; names the user's
+ * files only change, and the system's, do not count. */
+static void test_limit_user_vars(void **state)
+{
+	struct tu_tree t;
+	const struct tu_diag *d;
+	size_t n = 0;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "00-sys.conf", "SHARED=system\nS1=1\nS2=2\nS3=3\n");
+	tu_write(t.user, "10-u.conf", "U1=1\nU2=2\nSHARED=user\nU3=3\nU4=4\nU1=again\n");
+	tu_write(t.user, "20-u.conf", "U5=5\nU6=6\n");
+	t.cfg.limits.user_vars = 3;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "U1", "again");
+	tu_assert_var(&t, "U2", "2");
+	tu_assert_var(&t, "U3", "3");
+	tu_assert_var(&t, "SHARED", "user"); /* set by a system file first: no new name */
+	tu_assert_unset(&t, "U4");
+	tu_assert_unset(&t, "U5");
+	tu_assert_unset(&t, "U6");
+	tu_assert_var(&t, "S3", "3");
+	for (size_t i = 0; i < t.diags.n; i++)
+		if (t.diags.v[i].code == ENVD_C_LIMIT)
+			n++;
+	assert_int_equal(n, 1);
+	d = tu_find(&t.diags, ENVD_C_LIMIT, "/.config/environment.d", 0);
+	assert_non_null(d);
+	assert_string_equal(d->message,
+	                    "the user's files set more than 3 variables: 3 more not set");
+	assert_int_equal(ENVD_MAX_USER_VARS, 2048);
+	tu_tree_free(&t);
+}
+
 /* Symbolic link steps on the user side are counted per load: thousands of
  * links into long chains cannot keep the window open.  A file behind the
  * budget is skipped with the reason; a plain file after it is still read. */
@@ -206,8 +243,9 @@ static void test_limit_files_per_dir(void **state)
 	tu_assert_diag(&t.diags, ENVD_C_LIMIT, "/etc/environment.d", 0);
 	tu_tree_free(&t);
 
-	/* the default */
+	/* the default (the user's variables uncapped: each file sets one) */
 	tu_tree_init(&t);
+	t.cfg.limits.user_vars = SIZE_MAX;
 	for (i = 0; i <= ENVD_MAX_FILES_PER_DIR; i++) {
 		snprintf(name, sizeof(name), "%05zu.conf", i);
 		snprintf(line, sizeof(line), "V%05zu=1\n", i);
@@ -665,6 +703,7 @@ int main(void)
 	    tu_test(test_limit_input_bytes),
 	    tu_test(test_limit_files_per_dir),
 	    tu_test(test_limit_user_time),
+	    tu_test(test_limit_user_vars),
 	    tu_test(test_limit_link_steps),
 	    tu_test(test_limit_files_per_dir_still_masks),
 	    tu_test(test_limit_directory_entries),
