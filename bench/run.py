@@ -548,8 +548,45 @@ class PamBench:
         self.hf = {k: statistics.median(t for j in hf_parts[k] for t in benchlib.times_of(j))
                    for k in combos if hf_parts[k]}
         self.report(module, module_src)
+        if pamtester and b.hyperfine:
+            self.at_the_cap(module, pamtester)
         if self.warns:
             b.say("", *self.warns)
+
+    def at_the_cap(self, module, pamtester):
+        """Root CPU of one open and close through the deployment pair when
+        a user's file sets more variables than the cap (ENVD_MAX_USER_VARS):
+        libpam's pam_putenv makes n variables cost n^2, at open and again at
+        close.  Target: at most 50 ms over the same login with no user
+        variables."""
+        b = self.b
+        cap = 2048  # lib/envd.h ENVD_MAX_USER_VARS
+        svc = "%s-cap" % self.tag
+        self.service(svc, "session  optional  %s cleanup" % module,
+                     "session  optional  %s system_dirs=%s" % (module, os.path.join(self.tmp, "nosys")))
+        cpu = {}
+        for tag, n in (("none", 0), ("cap", cap + 512)):
+            u = self.tag + tag[0] + "x"
+            home = os.path.join(self.tmp, "home", u)
+            d = os.path.join(home, ".config", "environment.d")
+            os.makedirs(d)
+            with open(os.path.join(d, "50-many.conf"), "w") as f:
+                f.write("".join("CAP_%05d=value-%d\n" % (i, i) for i in range(n)))
+            self.add_user(u, home)
+            pw = pwd.getpwnam(u)
+            for p in (home, os.path.join(home, ".config"), d, os.path.join(d, "50-many.conf")):
+                os.chown(p, pw.pw_uid, pw.pw_gid)
+            j = os.path.join(self.out, "cap.%s.json" % tag)
+            b.time_cmd(j, {"PATH": BASE_PATH}, [pamtester, svc, u, "open_session", "close_session"])
+            with open(j) as f:
+                r = json.load(f)["results"][0]
+            cpu[tag] = 1000.0 * (r["user"] + r["system"])
+        extra = cpu["cap"] - cpu["none"]
+        b.figures["pam.cap.cpu_ms"] = extra
+        b.say("", "at the cap: a user file of %d variables (%d set, the cap), open_session and close_session"
+              % (cap + 512, cap), "through the pair (cleanup + module), pamtester under hyperfine, user+system CPU:",
+              "  no user variables %.1f ms, at the cap %.1f ms: %+.1f ms (target <= 50 ms: %s)"
+              % (cpu["none"], cpu["cap"], extra, "PASS" if extra <= 50 else "MISS"))
 
     def report(self, module, module_src):
         b, s = self.b, "small"
