@@ -249,31 +249,40 @@ static bool locale_names_path(const char *v)
 
 /* A D-Bus address is a ';'-separated list of "transport:key=value,...".
  * unixexec: (libdbus, sd-bus) and x-machine-unixexec: (sd-bus) run a
- * command to reach the bus: only the transports that connect are taken. */
+ * command to reach the bus: only the transports that connect are taken.
+ * nonce-tcp: connects, but first opens the file its noncefile= names and
+ * sends the first 16 bytes to the server: a root client sent those of a
+ * 0600 root file to a port the user listened on.  So no nonce-tcp:, and
+ * no address that mentions a nonce file at all, whatever its transport.
+ * unix:path= stays: it is the session bus's own address; the client only
+ * connects to the socket (no file is opened, a FIFO fails at once) and
+ * sends a fixed authentication line. */
 static bool bus_runs_command(const char *v)
 {
-	static const char *const connect[] = {"unix:", "tcp:", "nonce-tcp:", "autolaunch:"};
+	static const char *const connect[] = {"unix:", "tcp:", "autolaunch:"};
 	const char *a = v;
-	size_t i;
+	size_t i, n;
 
 	for (;;) {
 		while (*a == ';')
 			a++;
 		if (!*a)
 			return false;
+		n = strcspn(a, ";");
 		for (i = 0; i < ENVD_ARRAY_SIZE(connect); i++)
 			if (strncmp(a, connect[i], strlen(connect[i])) == 0)
 				break;
-		if (i == ENVD_ARRAY_SIZE(connect))
+		if (i == ENVD_ARRAY_SIZE(connect) || memmem(a, n, "noncefile", 9))
 			return true;
-		a += strcspn(a, ";");
+		a += n;
 	}
 }
 
 const struct envd_policy_entry envd_value_rules[] = {
     {"DBUS_SESSION_BUS_ADDRESS",
-     "a bus address whose transport is not unix:, tcp:, nonce-tcp: or autolaunch: (unixexec: runs "
-     "a command in every D-Bus client)",
+     "a bus address whose transport is not unix:, tcp: or autolaunch:, or that names a nonce "
+     "file (unixexec: runs a command in every D-Bus client; a noncefile= is opened and sent to "
+     "the bus)",
      bus_runs_command},
     {"LANG", "a locale name with a '/' or a '..' component is a path to locale files",
      locale_names_path},

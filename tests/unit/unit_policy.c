@@ -590,6 +590,18 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "x-machine-unixexec:path=/bin/sh", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "UNIXEXEC:path=/bin/sh", true},
+	    /* nonce-tcp: sends the first 16 bytes of its noncefile= to the bus */
+	    {"DBUS_SESSION_BUS_ADDRESS", "nonce-tcp:host=127.0.0.1,port=4000,noncefile=/etc/shadow",
+	     true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "nonce-tcp:host=127.0.0.1,port=4000", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;nonce-tcp:host=h,port=1,noncefile=/x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=h,port=1,noncefile=/etc/shadow", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:noncefile=/x,host=h,port=1", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus,noncefile=/x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;;autolaunch:;tcp:host=h,noncefile=/x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=localhost,port=4000,family=ipv4", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/nonce", false},
 	    /* the names that carry no rule take any value */
 	    {"LANGUAGES", "../x", false}, {"MY_LANG", "/x", false}, {"LC", "/x", false},
 	};
