@@ -350,6 +350,29 @@ static bool bus_runs_command(const char *v)
 	}
 }
 
+/* less reads the lesskey files that -k, --lesskey-file or --lesskey-src
+ * (abbreviated, in any case) name in LESS, and a lesskey file's #env
+ * section sets LESSOPEN: less runs that command on every file, with no
+ * terminal too (a root `less FILE >OUT` did).  Refused: any lowercase 'k'
+ * (a -k alone or in a cluster, the long names) and "lessk" in any case;
+ * the -K that users set stays, a --no-keypad goes. */
+static bool less_loads_keys(const char *v)
+{
+	static const char word[] = "lessk";
+	const char *c;
+	size_t i;
+
+	if (strchr(v, 'k'))
+		return true;
+	for (c = v; *c; c++) {
+		for (i = 0; word[i] && c[i] && (c[i] | 0x20) == word[i]; i++)
+			;
+		if (!word[i])
+			return true;
+	}
+	return false;
+}
+
 const struct envd_policy_entry envd_value_rules[] = {
     {"DBUS_SESSION_BUS_ADDRESS",
      "a bus address whose transport is not unix:, tcp: or autolaunch:, or that names a nonce "
@@ -364,6 +387,10 @@ const struct envd_policy_entry envd_value_rules[] = {
      language_names_path},
     {"LC_*", "a locale name with a '/' or a '..' component is a path to locale files",
      locale_names_path},
+    {"LESS",
+     "a value with a 'k' or \"lessk\" loads a lesskey file, which can set a command that every "
+     "less runs (LESSOPEN), with no terminal too",
+     less_loads_keys},
     {"TZ", "names a file outside the time zone database", tz_names_file},
     {NULL, NULL, NULL},
 };

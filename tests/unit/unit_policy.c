@@ -700,13 +700,21 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=localhost,port=4000,family=ipv4", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/nonce", false},
+	    /* LESS: a lesskey file can set LESSOPEN, a command less runs */
+	    {"LESS", "-R", false}, {"LESS", "-FRXK", false}, {"LESS", "-iMRS -j.5 -x4", false},
+	    {"LESS", "--mouse --wheel-lines=3 --RAW-CONTROL-CHARS", false}, {"LESS", "", false},
+	    {"LESS", "-k/home/u/keys", true}, {"LESS", "-Rk/home/u/keys", true},
+	    {"LESS", "R k /home/u/keys", true}, {"LESS", "--lesskey-src=/home/u/k", true},
+	    {"LESS", "--LESSKEY-SRC=/home/u/k", true}, {"LESS", "--LessKey-File /x", true},
+	    {"LESS", "-R --lesskey-s=/x", true}, {"LESS", "--no-keypad", true},
 	    /* the names that carry no rule take any value */
 	    {"LANGUAGES", "../x", false}, {"MY_LANG", "/x", false}, {"LC", "/x", false},
+	    {"LESSX", "-k/x", false}, {"LESS_TERMCAP_md", "k", false},
 	};
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
 	struct envd_policy *lifted =
-	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS", NULL);
+	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS,LESS", NULL);
 	struct envd_policy *bare = policy(false, NULL, NULL);
 	size_t i;
 
