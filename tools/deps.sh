@@ -14,14 +14,15 @@ debian_pkgs=(build-essential autoconf automake libtool pkg-config libpam0g-dev
 	clang-tools clang-format cppcheck man-db groff-base
 	debhelper lintian rpm rpmlint zsh meson ninja-build dpkg-dev flex bison reuse
 	tar git curl wget tcl libglib2.0-bin dbus-bin ruby rsync bzip2 xz-utils gettext
-	makepkg fakeroot libarchive-tools)
+	makepkg fakeroot libarchive-tools apt less)
 
 # need_cmds: returns 0 when something is missing
 need_cmds() {
 	local c
 	for c in autoreconf automake libtoolize pkg-config cc make python3 pamtester jq mandoc man groff hyperfine valgrind musl-gcc cmake clang-format cppcheck scan-build \
 		dpkg-buildpackage dh lintian rpmbuild rpmlint zsh meson ninja dpkg-source flex bison reuse \
-		git curl wget tclsh gio dbus-send ruby rsync bzip2 xz msgfmt makepkg fakeroot bsdtar; do
+		git curl wget tclsh gio dbus-send ruby rsync bzip2 xz msgfmt makepkg fakeroot bsdtar \
+		apt-config findmnt less; do
 		command -v "$c" >/dev/null 2>&1 || return 0
 	done
 	pkg-config --exists cmocka pam 2>/dev/null || return 0
