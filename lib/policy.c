@@ -40,36 +40,63 @@ static const char options[] = "adds options or file names to a tool run later, p
 static const char config[] = "makes a tool run later, possibly as root, read a configuration "
                              "file the user chose";
 static const char trust[] = "makes TLS clients run later, possibly as root, trust certificates "
-                            "the user chose";
+                            "the user chose or stop checking them";
 static const char modules[] = "makes a library in programs started later load modules (code) "
                               "from where the user says";
+static const char package[] = "steers the package tools run later, possibly as root: their "
+                              "database, root directory, options, prompts and the configuration "
+                              "they load";
+static const char fs[] = "steers mount and file system tools run later, possibly as root: the "
+                         "tables, caches and configuration they read or write, or their test "
+                         "hooks";
+static const char parsing[] = "changes how tools run later, possibly as root, parse their options "
+                              "and arguments";
+static const char node[] = "steers node run later, possibly as root: the code it loads, the "
+                           "certificates it trusts, the files it writes";
 
 /* The reason names the category; the list is in strcmp order (a unit
  * test keeps it so), which the scan in envd_policy_check relies on. */
 const struct envd_policy_entry envd_default_deny[] = {
+    {"APT_CONFIG", config},
+    {"AWS_CA_BUNDLE", trust},
     {"BASHOPTS", shell_init},
     {"BASH_ENV", shell_init},
     {"BASH_FUNC_*", shell_init},
     {"BASH_XTRACEFD", shell_init},
+    {"BLKID_*", fs},
     {"BUNDLE_GEMFILE", interp},
     {"BZIP", options},
     {"BZIP2", options},
     {"CDPATH", shell_init},
     {"CLASSPATH", interp},
+    {"COMERR_*", tool},
+    {"CTLOG_FILE", trust},
     {"CURL_CA_BUNDLE", trust},
     {"CURL_HOME", config},
+    {"CVSIGNORE", options},
     {"CVS_RSH", tool},
     {"CVS_SERVER", tool},
     {"DATEMSK", loader},
     {"DBUS_STARTER_ADDRESS", bus},
     {"DBUS_SYSTEM_BUS_ADDRESS", bus},
+    {"DEBCONF_*", package},
+    {"DEBIAN_*", package},
+    {"DEBUGFS_PAGER", tool},
+    {"DOMAIN", identity},
+    {"DPKG_*", package},
+    {"E2FSCK_*", fs},
+    {"E2FSPROGS_*", fs},
+    {"EGD_PATH", tool},
     {"ENV", shell_init},
+    {"EXT2FS_*", fs},
     {"FPATH", shell_init},
+    {"FSTAB_FILE", fs},
     {"GCONV_PATH", loader},
     {"GDK_PIXBUF_MODULE_FILE", modules},
     {"GEMRC", interp},
     {"GEM_*", interp},
     {"GETCONF_DIR", loader},
+    {"GETOPT_COMPATIBLE", parsing},
     {"GIO_EXTRA_MODULES", modules},
     {"GIO_LAUNCH_DESKTOP", tool},
     {"GIO_MODULE_DIR", modules},
@@ -77,12 +104,20 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"GI_TYPELIB_PATH", modules},
     {"GLIBC_TUNABLES", loader},
     {"GLOBIGNORE", shell_init},
+    {"GNUPGHOME", config},
+    {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH", trust},
+    {"GSETTINGS_*", config},
     {"GST_DEBUG_FILE", tool},
     {"GST_PLUGIN_*", modules},
     {"GST_REGISTRY*", tool},
     {"HGRCPATH", config},
     {"HOME", identity},
     {"HOSTALIASES", loader},
+    {"HTTPLIB2_CA_CERTS", trust},
+    {"HTTPS_CA_DIR", trust},
+    {"HTTPS_CA_FILE", trust},
+    {"I18NPATH", tool},
+    {"ICU_*", tool},
     {"IFS", shell_init},
     {"INVOCATION_ID", service},
     {"JAVA_TOOL_OPTIONS", interp},
@@ -94,6 +129,12 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"KRB5_KTNAME", identity},
     {"KRB5_TRACE", tool},
     {"LD_*", loader},
+    {"LESSCLOSE", tool},
+    {"LESSECHO", tool},
+    {"LESSGLOBALTAGS", tool},
+    {"LESSKEY*", tool},
+    {"LESSOPEN", tool},
+    {"LIBMOUNT_*", fs},
     {"LISTEN_*", service},
     {"LOCALDOMAIN", loader},
     {"LOCPATH", loader},
@@ -101,60 +142,81 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"LUA_CPATH*", interp},
     {"LUA_INIT*", interp},
     {"LUA_PATH*", interp},
+    {"MAGIC", tool},
     {"MAILCAPS", config},
     {"MAILRC", config},
     {"MALLOC_*", loader},
+    {"MKE2FS_*", fs},
     {"MUSL_LOCPATH", loader},
     {"NAILRC", config},
+    {"NETRC", tool},
     {"NIS_PATH", loader},
     {"NLSPATH", loader},
-    {"NODE_EXTRA_CA_CERTS", trust},
-    {"NODE_OPTIONS", interp},
-    {"NODE_PATH", interp},
+    {"NODE_*", node},
     {"NOTIFY_SOCKET", service},
     {"NULLCMD", shell_init},
-    {"OPENSSL_CONF", interp},
-    {"OPENSSL_ENGINES", interp},
-    {"OPENSSL_MODULES", interp},
+    {"OPENSSL_*", interp},
     {"PAM_*", identity},
+    {"PEP517_BACKEND_PATH", interp},
     {"PERL5DB", interp},
     {"PERL5LIB", interp},
     {"PERL5OPT", interp},
+    {"PERLIO", interp},
     {"PERLIO_DEBUG", tool},
     {"PERLLIB", interp},
+    {"PERL_HTTP_URI_CLASS", interp},
+    {"PERL_LWP_SSL_*", trust},
+    {"PERL_NET_HTTPS_SSL_SOCKET_CLASS", trust},
+    {"PERL_USE_UNSAFE_INC", interp},
     {"PHPRC", interp},
     {"PHP_INI_SCAN_DIR", interp},
+    {"PIP_*", options},
+    {"POSIXLY_CORRECT", parsing},
+    {"POSIX_ME_HARDER", parsing},
     {"PS4", shell_init},
     {"PYTHONBREAKPOINT", interp},
+    {"PYTHONDUMPREFSFILE", interp},
     {"PYTHONEXECUTABLE", interp},
     {"PYTHONHOME", interp},
     {"PYTHONINSPECT", interp},
+    {"PYTHONOPTIMIZE", interp},
     {"PYTHONPATH", interp},
     {"PYTHONPLATLIBDIR", interp},
     {"PYTHONPYCACHEPREFIX", interp},
     {"PYTHONSTARTUP", interp},
+    {"PYTHONTZPATH", interp},
     {"PYTHONUSERBASE", interp},
     {"PYTHONWARNINGS", interp},
+    {"PYTHON_EGG_CACHE", interp},
+    {"QLOGDIR", tool},
     {"READNULLCMD", shell_init},
     {"REQUESTS_CA_BUNDLE", trust},
     {"RESOLV_HOST_CONF", loader},
     {"RES_OPTIONS", loader},
-    {"RSYNC_CONNECT_PROG", tool},
-    {"RSYNC_RSH", tool},
+    {"RND_SEED", tool},
+    {"RSYNC_*", tool},
+    {"RUBYGEMS_GEMDEPS", interp},
     {"RUBYLIB", interp},
     {"RUBYOPT", interp},
+    {"RUBYPATH", interp},
     {"SHELL", identity},
     {"SHELLOPTS", shell_init},
     {"SSH_ASKPASS", tool},
+    {"SSH_ASKPASS_REQUIRE", tool},
     {"SSH_CLIENT", identity},
     {"SSH_CONNECTION", identity},
     {"SSH_ORIGINAL_COMMAND", identity},
+    {"SSH_SK_PROVIDER", modules},
     {"SSH_TTY", identity},
+    {"SSH_TUNNEL", identity},
+    {"SSH_USER_AUTH", identity},
     {"SSLKEYLOGFILE", tool},
     {"SSL_CERT_DIR", trust},
     {"SSL_CERT_FILE", trust},
+    {"SS_READLINE_PATH", modules},
     {"SUDO_*", identity},
     {"SVN_SSH", tool},
+    {"SYSTEMCTL_*", service},
     {"SYSTEMD_*", service},
     {"SYSTEM_WGETRC", config},
     {"TAPE", tool},
@@ -162,15 +224,19 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"TCL*_TM_PATH", interp},
     {"TCLLIBPATH", interp},
     {"TCL_LIBRARY", interp},
+    {"TEMP", tool},
     {"TERMCAP", tool},
     {"TERMINFO", tool},
     {"TERMINFO_DIRS", tool},
     {"TERMPATH", tool},
+    {"TEST_IO_*", fs},
     {"TEXTDOMAINDIR", tool},
     {"TK_LIBRARY", interp},
+    {"TMP", tool},
     {"TMPDIR", loader},
     {"TMPPREFIX", shell_init},
     {"TZDIR", loader},
+    {"UNIX_IO_*", fs},
     {"UNZIP", options},
     {"UNZIPOPT", options},
     {"USER", identity},
@@ -183,8 +249,14 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"XZ_DEFAULTS", options},
     {"XZ_OPT", options},
     {"ZDOTDIR", shell_init},
+    {"ZIP", options},
     {"ZIPOPT", options},
     {"_JAVA_OPTIONS", interp},
+    {"_PIP_*", options},
+    {"_POSIX2_VERSION", parsing},
+    {"_PYTHON_*", interp},
+    {"_SKIP_SYSTEMD_NATIVE", service},
+    {"git", tool},
     {NULL, NULL},
 };
 
@@ -249,31 +321,63 @@ static bool locale_names_path(const char *v)
 
 /* A D-Bus address is a ';'-separated list of "transport:key=value,...".
  * unixexec: (libdbus, sd-bus) and x-machine-unixexec: (sd-bus) run a
- * command to reach the bus: only the transports that connect are taken. */
+ * command to reach the bus: only the transports that connect are taken.
+ * nonce-tcp: connects, but first opens the file its noncefile= names and
+ * sends the first 16 bytes to the server: a root client sent those of a
+ * 0600 root file to a port the user listened on.  So no nonce-tcp:, and
+ * no address that mentions a nonce file at all, whatever its transport.
+ * unix:path= stays: it is the session bus's own address; the client only
+ * connects to the socket (no file is opened, a FIFO fails at once) and
+ * sends a fixed authentication line. */
 static bool bus_runs_command(const char *v)
 {
-	static const char *const connect[] = {"unix:", "tcp:", "nonce-tcp:", "autolaunch:"};
+	static const char *const connect[] = {"unix:", "tcp:", "autolaunch:"};
 	const char *a = v;
-	size_t i;
+	size_t i, n;
 
 	for (;;) {
 		while (*a == ';')
 			a++;
 		if (!*a)
 			return false;
+		n = strcspn(a, ";");
 		for (i = 0; i < ENVD_ARRAY_SIZE(connect); i++)
 			if (strncmp(a, connect[i], strlen(connect[i])) == 0)
 				break;
-		if (i == ENVD_ARRAY_SIZE(connect))
+		if (i == ENVD_ARRAY_SIZE(connect) || memmem(a, n, "noncefile", 9))
 			return true;
-		a += strcspn(a, ";");
+		a += n;
 	}
+}
+
+/* less reads the lesskey files that -k, --lesskey-file or --lesskey-src
+ * (abbreviated, in any case) name in LESS, and a lesskey file's #env
+ * section sets LESSOPEN: less runs that command on every file, with no
+ * terminal too (a root `less FILE >OUT` did).  Refused: any lowercase 'k'
+ * (a -k alone or in a cluster, the long names) and "lessk" in any case;
+ * the -K that users set stays, a --no-keypad goes. */
+static bool less_loads_keys(const char *v)
+{
+	static const char word[] = "lessk";
+	const char *c;
+	size_t i;
+
+	if (strchr(v, 'k'))
+		return true;
+	for (c = v; *c; c++) {
+		for (i = 0; word[i] && c[i] && (c[i] | 0x20) == word[i]; i++)
+			;
+		if (!word[i])
+			return true;
+	}
+	return false;
 }
 
 const struct envd_policy_entry envd_value_rules[] = {
     {"DBUS_SESSION_BUS_ADDRESS",
-     "a bus address whose transport is not unix:, tcp:, nonce-tcp: or autolaunch: (unixexec: runs "
-     "a command in every D-Bus client)",
+     "a bus address whose transport is not unix:, tcp: or autolaunch:, or that names a nonce "
+     "file (unixexec: runs a command in every D-Bus client; a noncefile= is opened and sent to "
+     "the bus)",
      bus_runs_command},
     {"LANG", "a locale name with a '/' or a '..' component is a path to locale files",
      locale_names_path},
@@ -283,6 +387,10 @@ const struct envd_policy_entry envd_value_rules[] = {
      language_names_path},
     {"LC_*", "a locale name with a '/' or a '..' component is a path to locale files",
      locale_names_path},
+    {"LESS",
+     "a value with a 'k' or \"lessk\" loads a lesskey file, which can set a command that every "
+     "less runs (LESSOPEN), with no terminal too",
+     less_loads_keys},
     {"TZ", "names a file outside the time zone database", tz_names_file},
     {NULL, NULL, NULL},
 };

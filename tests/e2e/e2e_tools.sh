@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-# e2e_tools.sh - names that steer root tools (issue 16), against the real
-# tools (root only).
+# e2e_tools.sh - names that steer root tools (issues 16 and 24), against
+# the real tools (root only).
 #
 # A user's environment.d files set, family by family, a variable that made
 # a real tool run a command or open a path as root, next to a harmless
@@ -153,6 +153,46 @@ XZ_OPT=--files=$uh/xzlist
 HARMLESS_COMPRESS=ok-compress
 EOF
 
+# apt (issue 24): APT_CONFIG names the user's apt.conf, read by every root
+# apt tool (a root `apt-get update` ran its Pre-Invoke command); a root
+# `apt-config dump` shows whether it was read
+payload apt
+cat >"$uh/apt.conf" <<EOF
+EnvdTest::Marker "pwned-apt";
+APT::Update::Pre-Invoke { "$uh/bin/apt"; };
+EOF
+userfile 73-apt <<EOF
+APT_CONFIG=$uh/apt.conf
+HARMLESS_APT=ok-apt
+EOF
+
+# util-linux (issue 24): a root blkid writes its cache over (renames onto)
+# the file BLKID_FILE names, here a root-only one; a root `findmnt
+# --fstab` reads the fstab LIBMOUNT_FSTAB names, `fsck -A` the one
+# FSTAB_FILE names (-N: it only says what it would check)
+echo "root secret" >"$E2E_TMP/victim-blkid"
+chmod 600 "$E2E_TMP/victim-blkid"
+printf 'envd-pwned-fstab /mnt/envd-pwned ext4 defaults 0 1\n' >"$uh/fstab"
+userfile 74-mount <<EOF
+BLKID_FILE=$E2E_TMP/victim-blkid
+LIBMOUNT_FSTAB=$uh/fstab
+FSTAB_FILE=$uh/fstab
+HARMLESS_MOUNT=ok-mount
+EOF
+
+# less: LESSOPEN is a command less runs on every file, with no terminal
+# too, and a lesskey file that LESS names (--lesskey-src) sets it; LESS
+# itself arrives when it names no lesskey file (second session)
+payload lessopen
+payload lesskey
+printf '#env\nLESSOPEN=|%s %%s\n' "$uh/bin/lesskey" >"$uh/lesskey"
+echo "shown" >"$E2E_TMP/lessfile"
+userfile 75-less <<EOF
+LESSOPEN=|$uh/bin/lessopen %s
+LESS=-R --lesskey-src=$uh/lesskey
+HARMLESS_LESS=ok-less
+EOF
+
 # gettext: LANGUAGE leads from /usr/share/locale to the user's catalogue,
 # whose translation of mkdir's error is a format the user wrote (LANG and
 # LC_* naming a path come in a second session: one locale that cannot be
@@ -211,6 +251,13 @@ have ruby && run ruby -e 'require "json"'
 have rsync && RSYNC_RSH=\${RSYNC_RSH:-false} run rsync localhost:/etc/hostname "$E2E_TMP/rsync.out"
 have bzip2 && run bzip2 "$E2E_TMP/rootlog-bz"
 have xz && run xz "$E2E_TMP/rootlog-xz"
+have blkid && run blkid
+# out FILE COMMAND...: COMMAND's output in FILE, for the checks to read
+out() { local f=\$1; shift; echo "== \$* >\$f"; timeout 20 "\$@" >"\$f" 2>&1; echo "rc=\$?"; }
+have apt-config && out "$OUT/apt.dump" apt-config dump
+have findmnt && out "$OUT/findmnt.out" findmnt --fstab -n -o SOURCE
+have fsck && out "$OUT/fsck.out" fsck -A -N
+have less && out "$OUT/less.out" less "$E2E_TMP/lessfile"
 run mkdir /nonexistent-$$/x 2>"$OUT/mkdir.err"
 exit 0
 EOF
@@ -290,6 +337,28 @@ if family compress bzip2 HARMLESS_COMPRESS BZIP2 XZ_OPT; then
 			test -f "$E2E_TMP/victim-xz" -a ! -e "$E2E_TMP/victim-xz.xz"
 	fi
 fi
+if family apt apt-config HARMLESS_APT APT_CONFIG; then
+	expect_true "apt: the root apt-config dumped its configuration" test -s "$OUT/apt.dump"
+	expect_false "apt: the root apt-config read none of the user's apt.conf" \
+		grep -q pwned-apt "$OUT/apt.dump"
+fi
+if family mount findmnt HARMLESS_MOUNT BLKID_FILE LIBMOUNT_FSTAB FSTAB_FILE; then
+	expect_false "findmnt: the root findmnt --fstab read none of the user's fstab" \
+		grep -q envd-pwned "$OUT/findmnt.out"
+	if have fsck; then
+		expect_false "fsck: the root fsck -A took none of the user's fstab" \
+			grep -q envd-pwned "$OUT/fsck.out"
+	fi
+	if have blkid; then
+		expect_eq "blkid: the root-only file the user named is intact" \
+			"$(cat "$E2E_TMP/victim-blkid")" "root secret"
+		expect_eq "blkid: and still 0600" "$(stat -c %a "$E2E_TMP/victim-blkid")" 600
+	fi
+fi
+if family less less HARMLESS_LESS LESSOPEN LESS -- "LESSOPEN's command" lessopen \
+	"the lesskey file's LESSOPEN" lesskey; then
+	expect_eq "less: the root less showed the file" "$(cat "$OUT/less.out")" shown
+fi
 family locale "" HARMLESS_LOCALE LANGUAGE
 expect_eq "locale: LANG=C.UTF-8 arrives" "$(getvar "$r" LANG)" C.UTF-8
 if [ "$GETTEXT_MO" = yes ]; then
@@ -301,7 +370,11 @@ fi
 family other "" HARMLESS_OTHER MAILRC
 expect_eq "a near miss of TAR_OPTIONS arrives" "$(getvar "$r" TAR_OPTIONS_NOT)" ok-near-miss
 
-# LANG and LC_* naming a path, in a second session
+# LANG and LC_* naming a path, and a LESS without a lesskey file, in a
+# second session
+cat >"$ud/75-less.conf" <<EOF
+LESS=-FRXK
+EOF
 cat >"$ud/80-locale.conf" <<EOF
 LANG=$uh/loc
 LC_TIME=../../../..$uh/loc
@@ -315,6 +388,7 @@ expect_eq "locale: the harmless HARMLESS_LOCALE arrives" "$(getvar "$r1" HARMLES
 for n in LANG LC_TIME LC_MESSAGES; do
 	expect_false "locale: $n naming a path does not reach the root helper" hasvar "$r1" "$n"
 done
+expect_eq "less: a LESS without a lesskey file arrives" "$(getvar "$r1" LESS)" -FRXK
 
 # None of the user's values, whatever the name: every one names the home.
 expect_false "no value naming the user's home reaches the root helper" grep -qF "$uh" "$r" "$r1"

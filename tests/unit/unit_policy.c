@@ -479,6 +479,104 @@ static void test_root_tool_names(void **state)
 	envd_policy_free(p);
 }
 
+/* Issue 24: the names of the issue, and those the sweep (tools/sweep)
+ * found steering root tools.  Each fails on the tables before it, and is
+ * refused with its family's reason (a word of it). */
+static void test_sweep_names(void **state)
+{
+	/* clang-format off */
+	static const struct {
+		const char *name, *reason;
+	} cases[] = {
+	    /* the issue's: configuration, file system tables, temporary files */
+	    {"APT_CONFIG", "configuration"}, {"RUBYGEMS_GEMDEPS", "interpreter"},
+	    {"BLKID_FILE", "file system"}, {"LIBMOUNT_FSTAB", "file system"},
+	    {"LIBMOUNT_MTAB", "file system"}, {"LIBMOUNT_UTAB", "file system"},
+	    {"TEMP", "path"}, {"TMP", "path"},
+	    /* the issue's trust family */
+	    {"PERL_LWP_SSL_CA_FILE", "certificates"}, {"HTTPS_CA_FILE", "certificates"},
+	    {"PIP_CERT", "options"}, {"AWS_CA_BUNDLE", "certificates"},
+	    {"HTTPLIB2_CA_CERTS", "certificates"},
+	    {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH", "certificates"},
+	    {"NODE_TLS_REJECT_UNAUTHORIZED", "certificates"},
+	    {"NODE_EXTRA_CA_CERTS", "certificates"},
+	    {"PERL_LWP_SSL_VERIFY_HOSTNAME", "certificates"},
+	    /* the sweep's: trust */
+	    {"PERL_LWP_SSL_CA_PATH", "certificates"}, {"HTTPS_CA_DIR", "certificates"},
+	    {"PERL_NET_HTTPS_SSL_SOCKET_CLASS", "certificates"}, {"CTLOG_FILE", "certificates"},
+	    /* interpreters */
+	    {"NODE_OPTIONS", "code"}, {"NODE_PATH", "code"}, {"NODE_ICU_DATA", "node"},
+	    {"NODE_V8_COVERAGE", "files"}, {"NODE_REPL_EXTERNAL_MODULE", "node"},
+	    {"OPENSSL_CONF", "interpreter"}, {"OPENSSL_MODULES", "interpreter"},
+	    {"OPENSSL_CONF_INCLUDE", "interpreter"}, {"PYTHONOPTIMIZE", "interpreter"},
+	    {"PYTHONTZPATH", "interpreter"}, {"PYTHONDUMPREFSFILE", "interpreter"},
+	    {"PYTHON_EGG_CACHE", "interpreter"}, {"_PYTHON_SYSCONFIGDATA_NAME", "interpreter"},
+	    {"_PYTHON_PROJECT_BASE", "interpreter"}, {"PEP517_BACKEND_PATH", "interpreter"},
+	    {"PERLIO", "interpreter"}, {"PERL_USE_UNSAFE_INC", "interpreter"},
+	    {"PERL_HTTP_URI_CLASS", "interpreter"}, {"RUBYPATH", "interpreter"},
+	    /* modules */
+	    {"SSH_SK_PROVIDER", "modules"}, {"SS_READLINE_PATH", "modules"},
+	    /* options */
+	    {"ZIP", "options"}, {"CVSIGNORE", "options"}, {"PIP_INDEX_URL", "options"},
+	    {"PIP_CONFIG_FILE", "options"}, {"_PIP_STANDALONE_CERT", "options"},
+	    /* configuration */
+	    {"GNUPGHOME", "configuration"}, {"GSETTINGS_SCHEMA_DIR", "configuration"},
+	    {"GSETTINGS_BACKEND", "configuration"},
+	    /* package tools */
+	    {"DPKG_ADMINDIR", "package"}, {"DPKG_ROOT", "package"}, {"DPKG_FORCE", "package"},
+	    {"DPKG_PAGER", "package"}, {"DEBCONF_SYSTEMRC", "package"},
+	    {"DEBCONF_DB_REPLACE", "package"}, {"DEBIAN_FRONTEND", "package"},
+	    {"DEBIAN_HAS_FRONTEND", "package"}, {"DEBIAN_DISABLE_RUBYGEMS_INTEGRATION", "package"},
+	    /* mount and file systems */
+	    {"BLKID_CONF", "file system"}, {"LIBMOUNT_SWAPS", "file system"},
+	    {"FSTAB_FILE", "file system"}, {"E2FSCK_CONFIG", "file system"},
+	    {"E2FSPROGS_FAKE_TIME", "file system"}, {"EXT2FS_PRETEND_RW_MOUNT", "file system"},
+	    {"MKE2FS_CONFIG", "file system"}, {"TEST_IO_LOGFILE", "file system"},
+	    {"UNIX_IO_FORCE_BOUNCE", "file system"},
+	    /* commands and files */
+	    {"RSYNC_RSH", "command"}, {"RSYNC_CONNECT_PROG", "command"},
+	    {"RSYNC_SHELL", "command"}, {"RSYNC_PARTIAL_DIR", "path"},
+	    {"COMERR_DEBUG_FILE", "path"}, {"DEBUGFS_PAGER", "command"}, {"I18NPATH", "path"},
+	    {"ICU_TIMEZONE_FILES_DIR", "path"}, {"ICU_DATA", "path"}, {"LESSOPEN", "command"},
+	    {"LESSCLOSE", "command"}, {"LESSECHO", "command"}, {"LESSGLOBALTAGS", "command"},
+	    {"LESSKEY", "path"}, {"LESSKEYIN", "path"}, {"LESSKEY_SYSTEM", "path"},
+	    {"LESSKEYIN_SYSTEM", "path"}, {"MAGIC", "path"}, {"NETRC", "path"},
+	    {"QLOGDIR", "path"}, {"EGD_PATH", "path"}, {"RND_SEED", "path"},
+	    {"SSH_ASKPASS_REQUIRE", "command"}, {"git", "command"},
+	    /* argument parsing */
+	    {"POSIXLY_CORRECT", "parse"}, {"POSIX_ME_HARDER", "parse"},
+	    {"_POSIX2_VERSION", "parse"}, {"GETOPT_COMPATIBLE", "parse"},
+	    /* identity, services */
+	    {"SSH_USER_AUTH", "identity"}, {"SSH_TUNNEL", "identity"}, {"DOMAIN", "identity"},
+	    {"SYSTEMCTL_SKIP_SYSV", "services"}, {"SYSTEMCTL_FORCE_BUS", "services"},
+	    {"_SKIP_SYSTEMD_NATIVE", "services"},
+	};
+	static const char *const allowed[] = {
+	    /* near misses, and names the sweep found that stay (tools/sweep) */
+	    "TEMPLATE", "TMPL", "NODE", "PIP", "DPKG", "LESSCHARSET", "LESS_TERMCAP_md",
+	    "LESSHISTFILE", "LESSSECURE", "ZIPX", "GZIP", "ZSTD_CLEVEL", "DOMAINNAME",
+	    "SSH_AUTH_SOCK", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "COLUMNS",
+	    "NO_COLOR", "http_proxy", "NO_PROXY", "gitx", "GIT",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(cases); i++) {
+		const char *why = envd_policy_check(p, cases[i].name, NULL);
+
+		if (!why)
+			fail_msg("%s should be refused", cases[i].name);
+		if (!strstr(why, cases[i].reason))
+			fail_msg("%s refused with \"%s\", expected a reason about %s",
+			         cases[i].name, why, cases[i].reason);
+	}
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
 /* What only the user's own interactive session reads stays, and so do the
  * XDG base directories (the cleanup instance and the module last in the
  * stack keep them from root). */
@@ -590,13 +688,33 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "x-machine-unixexec:path=/bin/sh", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "UNIXEXEC:path=/bin/sh", true},
+	    /* nonce-tcp: sends the first 16 bytes of its noncefile= to the bus */
+	    {"DBUS_SESSION_BUS_ADDRESS", "nonce-tcp:host=127.0.0.1,port=4000,noncefile=/etc/shadow",
+	     true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "nonce-tcp:host=127.0.0.1,port=4000", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;nonce-tcp:host=h,port=1,noncefile=/x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=h,port=1,noncefile=/etc/shadow", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:noncefile=/x,host=h,port=1", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus,noncefile=/x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;;autolaunch:;tcp:host=h,noncefile=/x", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=localhost,port=4000,family=ipv4", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/nonce", false},
+	    /* LESS: a lesskey file can set LESSOPEN, a command less runs */
+	    {"LESS", "-R", false}, {"LESS", "-FRXK", false}, {"LESS", "-iMRS -j.5 -x4", false},
+	    {"LESS", "--mouse --wheel-lines=3 --RAW-CONTROL-CHARS", false}, {"LESS", "", false},
+	    {"LESS", "-k/home/u/keys", true}, {"LESS", "-Rk/home/u/keys", true},
+	    {"LESS", "R k /home/u/keys", true}, {"LESS", "--lesskey-src=/home/u/k", true},
+	    {"LESS", "--LESSKEY-SRC=/home/u/k", true}, {"LESS", "--LessKey-File /x", true},
+	    {"LESS", "-R --lesskey-s=/x", true}, {"LESS", "--no-keypad", true},
 	    /* the names that carry no rule take any value */
 	    {"LANGUAGES", "../x", false}, {"MY_LANG", "/x", false}, {"LC", "/x", false},
+	    {"LESSX", "-k/x", false}, {"LESS_TERMCAP_md", "k", false},
 	};
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
 	struct envd_policy *lifted =
-	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS", NULL);
+	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS,LESS", NULL);
 	struct envd_policy *bare = policy(false, NULL, NULL);
 	size_t i;
 
@@ -662,6 +780,7 @@ int main(void)
 	    cmocka_unit_test(test_tools_and_pam_names),
 	    cmocka_unit_test(test_tz_value),
 	    cmocka_unit_test(test_root_tool_names),
+	    cmocka_unit_test(test_sweep_names),
 	    cmocka_unit_test(test_interactive_and_allowed_back),
 	    cmocka_unit_test(test_exceptions_and_rules_consistent),
 	    cmocka_unit_test(test_value_rules),
