@@ -474,6 +474,8 @@ static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len
 	/* st_size + 1: a file that did not change reads whole, and the next
 	 * read's 0 ends it without a reallocation; no size (a pseudo file)
 	 * starts at a page */
+	/* the caller's limits are clamped (load.c): max + 1 cannot wrap, and
+	 * one read past max is how a file over it is told */
 	size_t cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
 	size_t n = 0;
 	char *buf = malloc(cap), *nb;

@@ -45,6 +45,28 @@ void envd_limits_default(struct envd_limits *l)
 	l->user_vars = ENVD_MAX_USER_VARS;
 }
 
+/* Every limit small enough that the arithmetic on it cannot wrap: a byte
+ * count plus one, a file count times sixteen (scan.c), a byte count times
+ * three (child.c's memory).  Far above anything a machine can hold, so a
+ * limit of SIZE_MAX still means "no limit". */
+static void clamp_limits(struct envd_limits *l)
+{
+	const size_t bytes = SIZE_MAX / 8, count = SIZE_MAX / 64;
+
+	l->file_bytes = l->file_bytes > bytes ? bytes : l->file_bytes;
+	l->input_bytes = l->input_bytes > bytes ? bytes : l->input_bytes;
+	l->entry_bytes = l->entry_bytes > bytes ? bytes : l->entry_bytes;
+	l->expansion_bytes = l->expansion_bytes > bytes ? bytes : l->expansion_bytes;
+	l->result_bytes = l->result_bytes > bytes ? bytes : l->result_bytes;
+	l->files_per_dir = l->files_per_dir > count ? count : l->files_per_dir;
+	l->assignments = l->assignments > count ? count : l->assignments;
+	l->depth = l->depth > count ? count : l->depth;
+	l->diagnostics = l->diagnostics > count ? count : l->diagnostics;
+	l->link_steps = l->link_steps > count ? count : l->link_steps;
+	l->user_vars = l->user_vars > count ? count : l->user_vars;
+	l->user_ms = l->user_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : l->user_ms;
+}
+
 void envd_config_init(struct envd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -469,11 +491,15 @@ static int finish(struct loader *ld)
 	return 0;
 }
 
-int envd_load(const struct envd_config *cfg, struct envd_result **out)
+int envd_load(const struct envd_config *given, struct envd_result **out)
 {
+	struct envd_config clamped = *given;
+	const struct envd_config *cfg = &clamped;
 	struct loader ld = {.cfg = cfg};
 	size_t i;
 	int r;
+
+	clamp_limits(&clamped.limits);
 
 	*out = NULL;
 	if (cfg->user_dir && cfg->user_dir[0] != '/')

@@ -804,7 +804,9 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
                    char **data, size_t *len, const char **reason)
 {
-	struct path_work w = {.path = path, .owner = owner, .max = max};
+	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
+	struct path_work w = {
+	    .path = path, .owner = owner, .max = max > SIZE_MAX / 8 ? SIZE_MAX / 8 : max};
 	enum envd_reason why = ENVD_R_NONE;
 	int r;
 
@@ -815,15 +817,15 @@ int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, siz
 	} else {
 		struct envd_child c = {.ids = as,
 		                       .budget_ms = ENVD_MAX_USER_MS,
-		                       .memory_bytes = sat_add(sat_mul(max, 3), 64u << 20),
+		                       .memory_bytes = sat_add(sat_mul(w.max, 3), 64u << 20),
 		                       .work = path_work,
 		                       .data = &w};
 		struct envd_buf in;
 
-		envd_buf_init(&in, sat_add(max, 64));
+		envd_buf_init(&in, sat_add(w.max, 64));
 		r = envd_child_run(&c, &in);
 		if (r == 0)
-			r = decode_path(in.data, in.len, max, data, len, &why);
+			r = decode_path(in.data, in.len, w.max, data, len, &why);
 		else if (r == -ETIMEDOUT)
 			why = ENVD_R_LATE;
 		else if (r != -ENOMEM)

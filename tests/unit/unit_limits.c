@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "testutil.h"
 
 /* CLOCK_MONOTONIC as the library reads it, pushed forward clock_step_ms
@@ -139,6 +141,55 @@ static void test_limit_user_vars(void **state)
 	                    "the user's files set more than 3 variables: 3 more not set");
 	assert_int_equal(ENVD_MAX_USER_VARS, 2048);
 	tu_tree_free(&t);
+}
+
+/* Every limit at its largest value means no limit, and nothing in the
+ * arithmetic on it wraps (file_bytes + 1 once made realloc(p, 0) and a
+ * double free for a file over 4 KiB; files_per_dir * 16 wrapped to 0 and
+ * listed nothing): in this process and through a reader child. */
+static void test_limits_at_maximum(void **state)
+{
+	struct tu_tree t;
+	struct envd_ids self = {.uid = geteuid(), .gid = getegid()};
+	char big[20000];
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 2);
+	memcpy(big, "BIG=", 4);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	for (int round = 0; round < 4; round++) {
+		/* SIZE_MAX, and the value whose sixteen times wraps to 0 */
+		size_t max = round < 2 ? SIZE_MAX : SIZE_MAX / 16 + 1;
+		int child = round % 2;
+
+		tu_tree_init(&t);
+		tu_write(t.user, "10-big.conf", big);
+		tu_write(t.user, "20-a.conf", "A=${HOME:-x}-1\n");
+		tu_write(t.etc, "30-s.conf", "S=1\n");
+		t.cfg.limits = (struct envd_limits){
+		    .file_bytes = max,
+		    .input_bytes = max,
+		    .files_per_dir = max,
+		    .assignments = max,
+		    .entry_bytes = max,
+		    .expansion_bytes = max,
+		    .depth = max,
+		    .result_bytes = max,
+		    .diagnostics = max,
+		    .link_steps = max,
+		    .user_ms = max,
+		    .user_vars = max,
+		};
+		if (child)
+			t.cfg.user_ids = &self;
+		tu_load_ok(&t);
+		assert_non_null(envd_result_get(t.res, "BIG"));
+		assert_int_equal(envd_result_get(t.res, "BIG")->value_len, sizeof(big) - 6);
+		tu_assert_var(&t, "S", "1");
+		assert_non_null(envd_result_get(t.res, "A"));
+		tu_tree_free(&t);
+	}
 }
 
 /* Symbolic link steps on the user side are counted per load: thousands of
@@ -704,6 +755,7 @@ int main(void)
 	    tu_test(test_limit_files_per_dir),
 	    tu_test(test_limit_user_time),
 	    tu_test(test_limit_user_vars),
+	    tu_test(test_limits_at_maximum),
 	    tu_test(test_limit_link_steps),
 	    tu_test(test_limit_files_per_dir_still_masks),
 	    tu_test(test_limit_directory_entries),
