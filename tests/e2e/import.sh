@@ -44,8 +44,13 @@ gen_fixtures() {
 	# a note longer than its buffer still ends its line
 	nnn=${long//0/N}
 	printf "%s OVERRIDE=\${X}\nB DEFAULT=2\n" "${nnn:0:700}" >"$g/gen-long-name.pam_environment"
+	# the source tree's fixtures, copied 0644: a tree unpacked with umask
+	# 002 (user-private groups) has them group-writable, which envd refuses
+	for f in "$dir"/*.pam_environment; do
+		install -m 644 "$f" "$g/"
+	done
 	fixtures=()
-	for f in "$dir"/*.pam_environment "$g"/gen-*.pam_environment; do
+	for f in "$g"/*.pam_environment; do
 		fixtures+=("$f")
 	done
 }
@@ -96,7 +101,7 @@ if diff <(tail -n +2 "$gen/out") <(tail -n +2 "$gen/locale.conf") >/dev/null; th
 else
 	fail "standard input: another translation"
 fi
-expect_status "a summary on stderr" 0 "$ENVD" import-pam-environment --as="$me" "$dir/quirks.pam_environment"
+expect_status "a summary on stderr" 0 "$ENVD" import-pam-environment --as="$me" "$gen/quirks.pam_environment"
 if grep -q 'not translated' "$gen/err"; then
 	pass "the summary names the lines"
 else

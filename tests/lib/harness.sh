@@ -38,6 +38,10 @@
 H_DEPS_LIST=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/deps.list
 
 harness_init() {
+	# what the tests make (system files, a user's files, scratch trees)
+	# has the modes an admin's and a user's files have, whatever umask the
+	# build runs with (002 with user-private groups: rpmbuild, mock)
+	umask 022
 	H_NAME=$1
 	H_STYLE=$2
 	H_SHOW_SKIPS=${3:-}

@@ -265,6 +265,17 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The PAM environment's NAME is WANT: a variable that is not there fails
+ * the test with its name (cmocka's string compare would crash on NULL). */
+static void assert_pam_env(pam_handle_t *pamh, const char *name, const char *want)
+{
+	const char *v = pam_getenv(pamh, name);
+
+	if (v == NULL)
+		fail_msg("%s is not set in the PAM environment; expected \"%s\"", name, want);
+	assert_string_equal(v, want);
+}
+
 /* ---- entry points ---- */
 
 static int probe_rc(pam_handle_t *pamh, const char *fn)
@@ -304,7 +315,7 @@ static void t_entry_points(void **state)
 	pamh = start("e", user);
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
 	assert_int_equal(probe_rc(pamh, "open_session"), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "A"), "1");
+	assert_pam_env(pamh, "A", "1");
 	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
 	assert_int_equal(probe_rc(pamh, "setcred"), PAM_SUCCESS);
 	assert_int_equal(pam_setcred(pamh, PAM_REFRESH_CRED), PAM_SUCCESS);
@@ -323,7 +334,7 @@ static void t_setcred_alone_applies(void **state)
 	service("c", "auth required @PROBE@ @MOD@ @DIRS@\n");
 	pamh = start("c", user);
 	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "A"), "from-setcred");
+	assert_pam_env(pamh, "A", "from-setcred");
 	end(pamh, PAM_SUCCESS);
 
 	/* PAM_DELETE_CRED alone applies nothing */
@@ -461,21 +472,21 @@ static void t_apply_once(void **state)
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
 	assert_int_equal(pam_setcred(pamh, PAM_REINITIALIZE_CRED), PAM_SUCCESS);
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "PATH"), expect);
-	assert_string_equal(pam_getenv(pamh, "X"), "a");
+	assert_pam_env(pamh, "PATH", expect);
+	assert_pam_env(pamh, "X", "a");
 	end(pamh, PAM_SUCCESS);
 
 	/* open_session first, then setcred */
 	pamh = start("o", user);
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
 	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "X"), "a");
+	assert_pam_env(pamh, "X", "a");
 	end(pamh, PAM_SUCCESS);
 
 	/* a new handle applies again */
 	pamh = start("o", user);
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "X"), "a");
+	assert_pam_env(pamh, "X", "a");
 	end(pamh, PAM_SUCCESS);
 }
 
@@ -665,7 +676,7 @@ static void t_default_user_dir(void **state)
 		assert_int_equal(pam_putenv(pamh, h), PAM_SUCCESS);
 		rc = pam_open_session(pamh, 0);
 		assert_int_equal(rc, PAM_SUCCESS);
-		assert_string_equal(pam_getenv(pamh, "WHERE"), "home");
+		assert_pam_env(pamh, "WHERE", "home");
 		end(pamh, rc);
 	}
 	FMT(x, sizeof(x), "XDG_CONFIG_HOME=%s/xdg", top);
@@ -676,7 +687,7 @@ static void t_default_user_dir(void **state)
 		for (int i = 0; preset[i] != NULL; i++)
 			assert_int_equal(pam_putenv(pamh, preset[i]), PAM_SUCCESS);
 		assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
-		assert_string_equal(pam_getenv(pamh, "WHERE"), "xdg");
+		assert_pam_env(pamh, "WHERE", "xdg");
 		end(pamh, PAM_SUCCESS);
 	}
 	/* a relative XDG_CONFIG_HOME is not used */
@@ -686,7 +697,7 @@ static void t_default_user_dir(void **state)
 		assert_int_equal(pam_putenv(pamh, h), PAM_SUCCESS);
 		assert_int_equal(pam_putenv(pamh, "XDG_CONFIG_HOME=xdg"), PAM_SUCCESS);
 		assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
-		assert_string_equal(pam_getenv(pamh, "WHERE"), "home");
+		assert_pam_env(pamh, "WHERE", "home");
 		end(pamh, PAM_SUCCESS);
 	}
 	(void)env;
@@ -737,8 +748,8 @@ static void t_unknown_user(void **state)
 	service("u", "session required @MOD@ @DIRS@\n");
 	pamh = start("u", "pam-envd-no-such-user");
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "SYS"), "1");
-	assert_string_equal(pam_getenv(pamh, "WHO"), "nobody");
+	assert_pam_env(pamh, "SYS", "1");
+	assert_pam_env(pamh, "WHO", "nobody");
 	end(pamh, PAM_SUCCESS);
 }
 
@@ -988,9 +999,9 @@ static void t_cleanup_pair(void **state)
 	assert_int_equal(probe_rc(pamh, "open_session"), PAM_SUCCESS);
 	/* the session gets everything */
 	FMT(expect, sizeof(expect), "%s/bin:/usr/bin:/bin", home);
-	assert_string_equal(pam_getenv(pamh, "PATH"), expect);
-	assert_string_equal(pam_getenv(pamh, "EDITOR"), "vim");
-	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_pam_env(pamh, "PATH", expect);
+	assert_pam_env(pamh, "EDITOR", "vim");
+	assert_pam_env(pamh, "NEW", "new");
 	assert_true(record_has("after.rec", "open_session", "NEW=new"));
 	assert_true(record_has("before.rec", "open_session", "EDITOR=nano"));
 	assert_false(record_has("before.rec", "open_session", "NEW=new"));
@@ -1006,14 +1017,14 @@ static void t_cleanup_pair(void **state)
 		assert_false(record_has(rec, "close_session", "NEW=new"));
 	}
 	assert_null(pam_getenv(pamh, "NEW"));
-	assert_string_equal(pam_getenv(pamh, "EDITOR"), "nano");
+	assert_pam_env(pamh, "EDITOR", "nano");
 
 	/* called again: nothing left to take back, nothing changed */
 	assert_int_equal(pam_putenv(pamh, "NEW=app"), PAM_SUCCESS);
 	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
 	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "NEW"), "app");
-	assert_string_equal(pam_getenv(pamh, "EDITOR"), "nano");
+	assert_pam_env(pamh, "NEW", "app");
+	assert_pam_env(pamh, "EDITOR", "nano");
 	end(pamh, PAM_SUCCESS);
 }
 
@@ -1063,12 +1074,12 @@ static void t_cleanup_alone_and_setcred(void **state)
 	pamh = start("b", user);
 	assert_int_equal(pam_putenv(pamh, "NEW=app"), PAM_SUCCESS);
 	assert_int_equal(pam_setcred(pamh, PAM_ESTABLISH_CRED), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_pam_env(pamh, "NEW", "new");
 	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_pam_env(pamh, "NEW", "new");
 	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
 	assert_int_equal(probe_rc(pamh, "close_session"), PAM_SUCCESS);
-	assert_string_equal(pam_getenv(pamh, "NEW"), "app");
+	assert_pam_env(pamh, "NEW", "app");
 	end(pamh, PAM_SUCCESS);
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 # tests/user/run.sh - the user stage of ./dev test: the plain tree's make
-# check as an unprivileged user, as every distribution's build runs it
+# check as an unprivileged user with umask 002, as every distribution's
+# build runs it
 # (makepkg, mock, sbuild): the build user envd-build (made when missing, a
 # system user with a home), a build of the release tarball below /tmp
 # (_build/user links to it) owned by it, configure --enable-werror and make
@@ -17,11 +18,14 @@ bootstrap
 build_user=envd-build
 
 # as_build_user DIR COMMAND...: COMMAND in DIR as build_user, with its
-# groups and home (setpriv: no PAM session, no login environment)
+# groups and home (setpriv: no PAM session, no login environment), and
+# umask 002, as on Fedora and RHEL, whose users have groups of their own
+# (rpmbuild and mock as a user): the tree unpacked, built and tested is
+# group-writable
 as_build_user() {
 	local home
 	home=$(getent passwd "$build_user" | cut -d: -f6)
-	(cd "$1" && shift && setpriv --reuid="$build_user" --regid="$build_user" --init-groups \
+	(cd "$1" && shift && umask 002 && setpriv --reuid="$build_user" --regid="$build_user" --init-groups \
 		env HOME="$home" USER="$build_user" LOGNAME="$build_user" "$@")
 }
 
