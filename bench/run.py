@@ -645,8 +645,9 @@ class PamBench:
               % (fx(e_ip), fx(n_ip), verdict),
               "  instructions, per session in a process: pam_envd %s  pam_env %s" % (fx(e_is), fx(n_is)),
               "floor: bench/pam_floor.c in pam_envd's place, doing only what pam_envd cannot do without",
-              "  (pam_modutil_getpwnam, pam_getenvlist, pam_modutil_drop_priv/regain_priv, one pam_putenv",
-              "  per variable of the same result): instructions %s per process, %s per session"
+              "  (pam_modutil_getpwnam, pam_getenvlist, getgrouplist, a reader forked twice that takes the",
+              "  user's ids and sends a byte, one pam_putenv per variable of the same result):",
+              "  instructions %s per process, %s per session"
               % (fx(ratio(ir1.get("floor.small"), p)),
                  fx(ratio(sess.get("floor.small"), sess.get("permit.small")))),
               "  pam_envd's own work (pam_envd stack - floor stack) / pam_permit stack: %s per process"
