@@ -46,11 +46,12 @@ gen_fixtures() {
 	printf "%s OVERRIDE=\${X}\nB DEFAULT=2\n" "${nnn:0:700}" >"$g/gen-long-name.pam_environment"
 	# the source tree's fixtures, copied 0644: a tree unpacked with umask
 	# 002 (user-private groups) has them group-writable, which envd refuses
+	fixtures=()
 	for f in "$dir"/*.pam_environment; do
 		install -m 644 "$f" "$g/"
+		fixtures+=("$g/${f##*/}")
 	done
-	fixtures=()
-	for f in "$g"/*.pam_environment; do
+	for f in "$g"/gen-*.pam_environment; do
 		fixtures+=("$f")
 	done
 }

@@ -114,13 +114,15 @@ static const char *dirs_opts(void)
 static int setup(void **state)
 {
 	char tmpl[PATH_MAX];
-	const char *base = getenv("top_builddir");
-	char cwd[PATH_MAX];
+	const char *base = getenv("TMPDIR");
 
-	/* the module takes absolute directories only */
-	if (base == NULL)
-		base = getcwd(cwd, sizeof(cwd));
-	FMT(tmpl, sizeof(tmpl), "%s/tests/pam/pam_stack.XXXXXX", base ? base : ".");
+	/* below TMPDIR (absolute: the module takes absolute directories
+	 * only), not in the build tree: every directory above the files must
+	 * be root's or the user's and not writable by others, which a tree
+	 * built with umask 002 is not */
+	if (base == NULL || base[0] != '/')
+		base = "/tmp";
+	FMT(tmpl, sizeof(tmpl), "%s/envd-pam_stack.XXXXXX", base);
 	if (tf_scratch(tmpl) < 0)
 		return -1;
 	FMT(top, sizeof(top), "%s", tmpl);
