@@ -24,6 +24,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -118,12 +119,13 @@ static bool others_write(const struct envd_check *chk, const struct stat *st)
 	return false;
 }
 
-static int check_dir(int fd, const struct envd_check *chk, enum envd_reason *reason)
+static int check_dir(int fd, const struct envd_check *chk, enum envd_reason *reason, dev_t *dev)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return failed(errno, reason, ENVD_R_EXAMINE);
+	*dev = st.st_dev;
 	if (!S_ISDIR(st.st_mode))
 		return refused(reason, ENVD_R_NOT_DIR);
 	if (!owner_ok(chk, st.st_uid))
@@ -447,7 +449,7 @@ const char *envd_reason_text(enum envd_reason r)
 }
 
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
-                  enum envd_reason *reason)
+                  enum envd_reason *reason, dev_t *dev)
 {
 	int fd, r;
 
@@ -456,7 +458,7 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
 		*reason = open_reason(fd);
 		return walk_result(fd);
 	}
-	r = check_dir(fd, chk, reason);
+	r = check_dir(fd, chk, reason, dev);
 	if (r == 0 && user_side)
 		r = check_parents(fd, chk, reason);
 	if (r < 0) {
@@ -512,8 +514,48 @@ static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len
 	return r;
 }
 
-int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
-                   char **data, size_t *len, enum envd_reason *reason)
+/* The checks on an opened entry and the read: a regular file of an
+ * allowed owner, writable by no one else, not on a pseudo file system
+ * (asked of the kernel only when the file is on another file system than
+ * its directory, whose answer check_dir had: same_dev), at most max
+ * bytes.  A directory or /dev/null only masks.  Closes fd. */
+static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_t dir_dev,
+                       size_t max, char **data, size_t *len, enum envd_reason *reason)
+{
+	struct stat st;
+	int r;
+
+	if (chk->walk)
+		chk->walk->group_used = false; /* what the file itself relies on */
+	if (fstat(fd, &st) < 0)
+		r = failed(errno, reason, ENVD_R_EXAMINE);
+	else if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
+		*reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
+		r = ENVD_READ_MASKS;
+	} else if (!S_ISREG(st.st_mode))
+		r = refused(reason, ENVD_R_NOT_REGULAR);
+	else if (!owner_ok(chk, st.st_uid))
+		r = refused(reason, ENVD_R_OWNER);
+	else if (others_write(chk, &st))
+		r = refused(reason, ENVD_R_WRITABLE);
+	else
+		r = same_dev && st.st_dev == dir_dev ? 0 : check_fs(fd, reason);
+	if (r == 0)
+		r = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, data, len,
+		                reason);
+	close(fd);
+	if (r == 0 && *len == 0) {
+		/* an empty file reads nothing and only masks, as in systemd */
+		free(*data);
+		*data = NULL;
+		*reason = ENVD_R_EMPTY;
+	}
+	return r;
+}
+
+int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                   const struct envd_check *chk, size_t max, char **data, size_t *len,
+                   enum envd_reason *reason)
 {
 	struct walked w = {.dirfd = -1};
 	struct stat st;
@@ -522,6 +564,20 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 	*data = NULL;
 	*len = 0;
 	*reason = ENVD_R_NONE;
+	/* A listed regular file is opened at once (O_NOFOLLOW: a link swapped
+	 * in fails with ELOOP and takes the walk below), and every check is
+	 * made on the descriptor: openat, fstat, read to the end, close. */
+	if (hint && hint->type == DT_REG) {
+		fd = openat(dirfd, name, OPEN_FLAGS | O_NOFOLLOW);
+		if (fd >= 0)
+			return read_opened(fd, chk, hint->dev_known, hint->dir_dev, max, data, len,
+			                   reason);
+		if (errno != ELOOP && errno != ENOENT) {
+			r = -errno;
+			*reason = open_reason(r);
+			return walk_result(r);
+		}
+	}
 	/* the entry's links resolved by the walk; what it names is looked at
 	 * first, a filter only: spares opening FIFOs and devices at all */
 	r = walk(dirfd, name, chk, &w);
@@ -559,27 +615,5 @@ int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, si
 		*reason = open_reason(fd);
 		return walk_result(fd);
 	}
-	if (chk->walk)
-		chk->walk->group_used = false; /* what the file itself relies on */
-	if (fstat(fd, &st) < 0)
-		r = failed(errno, reason, ENVD_R_EXAMINE);
-	else if (!S_ISREG(st.st_mode))
-		r = refused(reason, ENVD_R_NOT_REGULAR);
-	else if (!owner_ok(chk, st.st_uid))
-		r = refused(reason, ENVD_R_OWNER);
-	else if (others_write(chk, &st))
-		r = refused(reason, ENVD_R_WRITABLE);
-	else
-		r = check_fs(fd, reason);
-	if (r == 0)
-		r = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, data, len,
-		                reason);
-	close(fd);
-	if (r == 0 && *len == 0) {
-		/* an empty file reads nothing and only masks, as in systemd */
-		free(*data);
-		*data = NULL;
-		*reason = ENVD_R_EMPTY;
-	}
-	return r;
+	return read_opened(fd, chk, false, 0, max, data, len, reason);
 }

@@ -210,9 +210,10 @@ struct envd_check {
  * checked too.  Returns the descriptor, or a negative errno with
  * *reason: -ENOENT (missing), -EPERM (refused by a check: owner, mode,
  * type, file system, how it was reached), -EMLINK (chk's link budget ran
- * out), -ENOMEM, another errno (cannot be opened or examined). */
+ * out), -ENOMEM, another errno (cannot be opened or examined).  *dev is the
+ * directory's device. */
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
-                  enum envd_reason *reason);
+                  enum envd_reason *reason, dev_t *dev);
 /* Opens name in dirfd, checks the descriptor and reads at most max bytes
  * into a malloc'd buffer.  Returns 0
  * with the contents in *data and *len (*data NULL for an empty file),
@@ -222,7 +223,16 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
  * check), -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM,
  * another errno (cannot be opened, examined or read). */
 #define ENVD_READ_MASKS 1
-int envd_read_file(int dirfd, const char *name, const struct envd_check *chk, size_t max,
-                   char **data, size_t *len, enum envd_reason *reason);
+/* What the listing knew of an entry: its d_type (DT_REG opens it at once,
+ * without the walk) and its directory's device (a file on the same one
+ * needs no fstatfs of its own). */
+struct envd_entry_hint {
+	unsigned char type;
+	bool dev_known;
+	dev_t dir_dev;
+};
+int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                   const struct envd_check *chk, size_t max, char **data, size_t *len,
+                   enum envd_reason *reason);
 
 #endif

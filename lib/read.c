@@ -16,6 +16,7 @@
  * and no one else may write it (fileio.c). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -45,10 +46,12 @@ static size_t max_listed(const struct envd_limits *lim)
 
 /* ---- one file ---- */
 
-/* Reads one listed file into e.  Returns 0, or -ENOMEM. */
-static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
+/* Reads one listed file of a directory on device dev into e.  Returns 0,
+ * or -ENOMEM. */
+static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_entry *e,
                     const struct envd_check *chk)
 {
+	struct envd_entry_hint hint = {.type = e->type, .dev_known = true, .dir_dev = dev};
 	const struct envd_limits *lim = &ld->cfg->limits;
 	size_t max = lim->file_bytes;
 	int r;
@@ -61,7 +64,7 @@ static int read_one(struct loader *ld, int dirfd, struct envd_scan_entry *e,
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, chk, max, &e->data, &e->len, &e->reason);
+	r = envd_read_file(dirfd, e->name, &hint, chk, max, &e->data, &e->len, &e->reason);
 	if (r == -ENOMEM)
 		return r;
 	if (r == 0 && e->data) {
@@ -110,7 +113,8 @@ static void report_listing(struct loader *ld, const char *path, bool error, size
 
 /* Opens and lists system directory number dir into *fd, or -1 when it is
  * skipped (reported).  Returns 0, or -ENOMEM. */
-static int list_system_dir(struct loader *ld, size_t dir, const struct envd_check *chk, int *fd)
+static int list_system_dir(struct loader *ld, size_t dir, const struct envd_check *chk, int *fd,
+                           dev_t *dev)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	const char *path = ld->dir_paths[dir];
@@ -118,7 +122,7 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 	struct envd_scan_report rep;
 	int r;
 
-	*fd = envd_open_dir(path, chk, false, &reason);
+	*fd = envd_open_dir(path, chk, false, &reason, dev);
 	if (*fd == -ENOMEM)
 		return -ENOMEM;
 	if (*fd < 0) {
@@ -144,12 +148,13 @@ int envd_read_system(struct loader *ld, size_t first_dir)
 	                         .group_ok = (gid_t)-1,
 	                         .safe_dirs = true};
 	int fds[ENVD_MAX_DIRS], r = 0;
+	dev_t devs[ENVD_MAX_DIRS];
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
 	for (d = first_dir; d < nd; d++) {
 		fds[d] = -1;
 		if (r == 0)
-			r = list_system_dir(ld, d, &chk, &fds[d]);
+			r = list_system_dir(ld, d, &chk, &fds[d], &devs[d]);
 	}
 	if (r == 0)
 		envd_scan_sort(&ld->scan);
@@ -157,7 +162,7 @@ int envd_read_system(struct loader *ld, size_t first_dir)
 		struct envd_scan_entry *e = &ld->scan.v[i];
 
 		if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
-			r = read_one(ld, fds[e->dir], e, &chk);
+			r = read_one(ld, fds[e->dir], devs[e->dir], e, &chk);
 	}
 	for (d = first_dir; d < nd; d++)
 		if (fds[d] >= 0)
@@ -211,8 +216,8 @@ static bool deadline(size_t ms, struct timespec *until)
 
 /* Reads the listed user files from fd while the time lasts.  Returns 0 or
  * -ENOMEM. */
-static int read_user_files(struct loader *ld, int fd, struct side *s, const struct envd_check *chk,
-                           size_t ms)
+static int read_user_files(struct loader *ld, int fd, dev_t dev, struct side *s,
+                           const struct envd_check *chk, size_t ms)
 {
 	struct timespec until;
 	bool in_time = deadline(ms, &until);
@@ -233,7 +238,7 @@ static int read_user_files(struct loader *ld, int fd, struct side *s, const stru
 			s->late++;
 			continue;
 		}
-		r = read_one(ld, fd, e, chk);
+		r = read_one(ld, fd, dev, e, chk);
 	}
 	return r;
 }
@@ -258,9 +263,10 @@ static int read_user_side(struct loader *ld, struct side *s, size_t ms)
 	                         .group_ok = cfg->user_name ? cfg->user_gid : (gid_t)-1,
 	                         .walk = &walk};
 	struct envd_scan_report rep;
+	dev_t dev = 0;
 	int fd, r;
 
-	fd = envd_open_dir(cfg->user_dir, &chk, true, &s->dir_reason);
+	fd = envd_open_dir(cfg->user_dir, &chk, true, &s->dir_reason, &dev);
 	if (fd == -ENOMEM)
 		return -ENOMEM;
 	if (fd < 0) {
@@ -278,7 +284,7 @@ static int read_user_side(struct loader *ld, struct side *s, size_t ms)
 		if (rep.not_conf && (cfg->flags & ENVD_LINT))
 			r = envd_scan_not_conf(fd, max_listed(&cfg->limits), keep_not_conf, s);
 		if (r != -ENOMEM)
-			r = read_user_files(ld, fd, s, &chk, ms);
+			r = read_user_files(ld, fd, dev, s, &chk, ms);
 	}
 	s->links_cut = walk.links_cut;
 	close(fd);
@@ -541,7 +547,7 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	default:
 		return -EBADMSG;
 	}
-	r = envd_scan_push(&ld->scan, body, f.name_len, 0);
+	r = envd_scan_push(&ld->scan, body, f.name_len, 0, DT_UNKNOWN);
 	if (r < 0)
 		return r;
 	e = &ld->scan.v[ld->scan.n - 1];
@@ -751,7 +757,7 @@ static int read_path_here(const struct path_work *w, char **data, size_t *len,
 {
 	struct envd_check chk = {.owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1};
 
-	return envd_read_file(AT_FDCWD, w->path, &chk, w->max, data, len, why);
+	return envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
 }
 
 static int path_work(int fd, void *data)

@@ -62,7 +62,8 @@ static struct dirent *next_entry(DIR *d)
 	return readdir(d);
 }
 
-int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir)
+int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir,
+                   unsigned char type)
 {
 	struct envd_scan_entry *e;
 
@@ -81,6 +82,7 @@ int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t di
 	if (!e->name)
 		return -ENOMEM;
 	e->dir = dir;
+	e->type = type;
 	sc->n++;
 	return 0;
 }
@@ -120,7 +122,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 				rep->not_conf++;
 			continue;
 		}
-		r = envd_scan_push(sc, de->d_name, strlen(de->d_name), dir);
+		r = envd_scan_push(sc, de->d_name, strlen(de->d_name), dir, de->d_type);
 		if (r < 0)
 			break;
 		nconf++;

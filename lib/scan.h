@@ -23,6 +23,7 @@ struct envd_scan_entry {
 	enum envd_code code; /* diagnostic code when SKIPPED */
 	bool empty;          /* MASKS: an empty file */
 	bool group_write;    /* READ: relies on write by the owner's primary group */
+	unsigned char type;  /* d_type from the listing (DT_UNKNOWN: none) */
 	char *data;          /* contents, when READ (malloc'd) */
 	size_t len;
 };
@@ -40,7 +41,8 @@ struct envd_scan_report {
 
 /* Appends name (len bytes, copied) of directory dir, pending.  Returns 0
  * or -ENOMEM. */
-int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir);
+int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir,
+                   unsigned char type);
 /* Lists dirfd's .conf names as directory number dir.  Returns 0, -ENOMEM,
  * or -EIO when the listing failed part way (the names read so far are
  * kept). */
