@@ -278,8 +278,98 @@ class Bench:
                 if s in t:
                     self.figures["%s.%s.ms" % (k, s)] = t[s] * 1000
         self.section_envd_ir()
+        self.section_syscalls()
         if notes:
             self.say("", *notes)
+
+    def strace_calls(self, env, argv):
+        """System calls made by argv and every process it forks (strace -f
+        -c), or None without strace."""
+        out = os.path.join(self.out, "strace.txt")
+        rc = subprocess.call(["strace", "-f", "-c", "-o", out, "env", "-i"] +
+                             ["%s=%s" % kv for kv in env.items()] + argv,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if rc != 0:
+            self.die("strace failed: %s" % shlex.join(argv))
+        with open(out) as f:
+            for line in f:
+                w = line.split()
+                if w and w[-1] == "total":
+                    return int(w[3])
+        self.die("no total in " + out)
+
+    def section_syscalls(self):
+        """System calls per file: the large tree against an empty one, the
+        system side (root reads it), the user side read by envd as root
+        for another user, in the reader child (lib/child.c) that is the
+        user, and the user side read by the user's own envd."""
+        self.say("", "system calls per file (strace -f -c, the large tree minus an empty one, every process "
+                 "counted); target: at most 6", "")
+        if not shutil.which("strace"):
+            self.say("skipped: strace not installed")
+            return
+        t = self.trees.get("large")
+        if t is None:
+            self.say("skipped: no large tree (BENCH_SIZES)")
+            return
+        root = os.path.join(self.out, "trees", "large", "root")
+        empty = os.path.join(self.out, "trees", "empty", "root")
+        home = os.path.join(self.out, "trees", "large", "home")
+        ud = os.path.join(home, ".config", "environment.d")
+        n_user = len([f for f in os.listdir(ud) if f.endswith(".conf")])
+        n_sys = t["files"] - n_user
+        env = {"PATH": BASE_PATH, "HOME": home}
+        rows = []
+        sys_calls = (self.strace_calls(env, [self.envd, "show", "--no-user", "--root", root]) -
+                     self.strace_calls(env, [self.envd, "show", "--no-user", "--root", empty]))
+        rows.append(("system side (root)", n_sys, sys_calls))
+        user_here = (self.strace_calls(env, [self.envd, "show", "--inherit", "--root", empty]) -
+                     self.strace_calls({"PATH": BASE_PATH, "HOME": os.path.join(self.out, "trees", "empty", "home")},
+                                       [self.envd, "show", "--inherit", "--root", empty]))
+        rows.append(("user side, in envd", n_user, user_here))
+        child = self.user_side_in_child(ud, empty)
+        if child is not None:
+            rows.append(("user side, reader child", n_user, child))
+        fmt = "%-26s %6s %9s %9s  %s"
+        self.say(fmt % ("side", "files", "calls", "per file", "target"))
+        for name, files, calls in rows:
+            per = calls / files
+            self.figures["syscalls.%s" % name.split(",")[0].split()[0]] = per
+            self.say(fmt % (name, files, calls, "%.2f" % per, "<= 6 " + ("PASS" if per <= 6 else "MISS")))
+
+    def user_side_in_child(self, ud, empty):
+        """The user side read through the reader child: envd show USER as
+        root for a scratch user whose environment.d is a copy of ud.
+        None when not root or without useradd."""
+        if os.getuid() != 0 or not shutil.which("useradd"):
+            self.say("(user side through the reader child: needs root and useradd)")
+            return None
+        user = "envdsc%05d" % (os.getpid() % 100000)
+        base = tempfile.mkdtemp(prefix="envd-syscalls.", dir="/tmp")
+        os.chmod(base, 0o755)
+        try:
+            home = os.path.join(base, "home")
+            if subprocess.call(["useradd", "-M", "-d", home, "-s", "/bin/sh", "-U", user],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) != 0:
+                self.say("(user side through the reader child: useradd failed)")
+                return None
+            pw = pwd.getpwnam(user)
+            dest = os.path.join(home, ".config", "environment.d")
+            shutil.copytree(ud, dest)
+            for d, _, files in os.walk(home):
+                os.chown(d, pw.pw_uid, pw.pw_gid)
+                for f in files:
+                    os.chown(os.path.join(d, f), pw.pw_uid, pw.pw_gid)
+            env = {"PATH": BASE_PATH}
+            full = self.strace_calls(env, [self.envd, "show", "--root", empty, user])
+            shutil.rmtree(dest)
+            os.makedirs(dest)
+            os.chown(dest, pw.pw_uid, pw.pw_gid)
+            none = self.strace_calls(env, [self.envd, "show", "--root", empty, user])
+            return full - none
+        finally:
+            subprocess.call(["userdel", user], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(base, ignore_errors=True)
 
     def section_envd_ir(self):
         self.say("", "instructions executed by envd (valgrind --tool=callgrind, total Ir; 'empty' is an empty tree)",
