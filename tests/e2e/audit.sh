@@ -116,6 +116,36 @@ absolute: absolute:2: pam_envd.so is not the last session line: 1 later module r
 case_is none 0 'none: pam_envd.so does not apply in the session stack
 '
 
+# ---- jumps, followed as libpam follows them ----------------------------------------
+# At close libpam takes the path open_session took: a skip of the cleanup
+# line counts where that path runs the applying line afterwards.
+jumped="and close_session takes the jumps open_session took: the close hooks after the jump see the user's values"
+skipped_exec="pam_exec.so at close sees the user's values where the cleanup instance is skipped: $exec_reason"
+case_is jump-over-cleanup 1 "jump-over-cleanup: jump-over-cleanup:2: pam_succeed_if.so may jump over the cleanup instance at jump-over-cleanup:3, $jumped
+jump-over-cleanup: jump-over-cleanup:4: $skipped_exec
+"
+case_is jump-default 1 "jump-default: jump-default:1: pam_permit.so may jump over the cleanup instance at jump-default:2, $jumped
+"
+# into an @include; a substack counts as one module; done in a substack
+case_is jump-include 1 "jump-include: jump-include:1: pam_permit.so may jump over the cleanup instance at jump-include-1:1, $jumped
+jump-include: jump-include-1:2: $skipped_exec
+"
+case_is jump-substack 1 "jump-substack: jump-substack:2: pam_succeed_if.so may jump over the cleanup instance at jump-substack:4, $jumped
+"
+case_is done-substack 1 "done-substack: done-substack-1:1: pam_succeed_if.so may end its substack before the cleanup instance at done-substack-1:2 (done, die), and close_session ends it there too: the close hooks after the substack see the user's values
+"
+# with pam_envd in the auth stack, ending the stack early loses the cleanup
+case_is auth-end 1 "auth-end: auth-end:2: pam_succeed_if.so may end the stack before the cleanup instance at auth-end:3 (done, die), and close_session ends it there too: the user's values are never taken back
+auth-end: auth-end:1: $auth_stack
+"
+# no skip: a jump landing on the cleanup line, a broken line counted, the
+# whole stack ended or both lines jumped over (nothing applied on that
+# path), a zero jump (a syntax error: no jump at all)
+for c in jump-lands-on-cleanup jump-broken-line sufficient-before jump-over-pair jump-zero; do
+	case_is "$c" 0 "$c: ok
+"
+done
+
 # every file of the directory: the ones above, and nothing of "none"
 e audit --pam-dir="$CASES"
 expect_rc "the whole cases directory" 1
