@@ -18,8 +18,11 @@
  * Reading follows libpam's pam_handlers.c and pam_line.c: a logical line
  * is physical lines joined where one ends in a backslash (the backslash
  * becomes a blank), text from '#' on is a comment and a comment also ends
- * the logical line; tokens are separated by blanks, and "[...]" is one
- * token ("\]" inside is "]").  "include" and "substack" read the lines of
+ * the logical line; a comment line or a blank line after a backslash is
+ * skipped by Linux-PAM 1.5 and older, which go on joining, and ends the
+ * line in 1.6 and later (pamversion.c: which one, or both readings);
+ * tokens are separated by blanks, and "[...]" is one token ("\]" inside
+ * is "]").  "include" and "substack" read the lines of
  * their type from another file, Debian's "@include" the lines of the type
  * being read (all at the top); a relative name is taken in the same
  * directory, an absolute one as is.
@@ -57,16 +60,18 @@
 
 #include "audit.h"
 #include "output.h"
+#include "pamversion.h"
 
 #define PAM_DIR       "/etc/pam.d"
-#define MAX_DEPTH     16         /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
-#define MAX_FILE_SIZE (1u << 20) /* bytes of one file */
-#define MAX_LINE      8192u      /* bytes of one logical line */
-#define MAX_READS     256u       /* files read for one service */
-#define MAX_ENTRIES   1024u      /* session lines of one service */
-#define MAX_FINDINGS  256u       /* findings of one service */
-#define MAX_SERVICES  4096u      /* files of the directory */
-#define MAX_JUMP      UINT16_MAX /* a longer jump goes past every line anyway */
+#define DPKG_STATUS   "/var/lib/dpkg/status" /* where the installed libpam's version is */
+#define MAX_DEPTH     16                     /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
+#define MAX_FILE_SIZE (1u << 20)             /* bytes of one file */
+#define MAX_LINE      8192u                  /* bytes of one logical line */
+#define MAX_READS     256u                   /* files read for one service */
+#define MAX_ENTRIES   1024u                  /* session lines of one service */
+#define MAX_FINDINGS  256u                   /* findings of one service */
+#define MAX_SERVICES  4096u                  /* files of the directory */
+#define MAX_JUMP      UINT16_MAX             /* a longer jump goes past every line anyway */
 
 /* libpam's return values, PAM_SUCCESS (0) to PAM_INCOMPLETE (31), by the
  * names "[value=action]" controls use for them (pam.conf(5)), then
@@ -188,7 +193,10 @@ struct service {
 	bool reads_dropped;
 	dev_t dev[MAX_DEPTH + 1]; /* the files being read, for loops */
 	ino_t ino[MAX_DEPTH + 1];
-	unsigned level; /* substacks around the file being read */
+	unsigned level;       /* substacks around the file being read */
+	enum pam_lines lines; /* the reading of continued lines: JOIN or STOP */
+	bool both;            /* the version is unknown: report where readings differ */
+	bool crossed;         /* a continued line crossed a comment or blank line */
 };
 
 static const struct module_rule *find_rule(const char *base)
@@ -555,14 +563,48 @@ static int do_line(struct service *s, const char *file, unsigned line, char *buf
 	return r;
 }
 
-/* Splits the file's text (NUL-terminated, n bytes) into logical lines. */
+/* Whether the physical line p (n bytes) is blank or a comment as libpam
+ * sees it: nothing but blanks before the end, a NUL or a '#'. */
+static bool blank_or_comment(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	n = strnlen(p, n);
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	return i == n || p[i] == '#';
+}
+
+/* A comment or blank line inside a continued line, at line ln of file:
+ * with the reading that joins across it, skipped (returns 1); with the
+ * other, it ends the line (returns 0).  When the version is unknown the
+ * first one of each logical line (starting at start) is a finding. */
+static int crossing(struct service *s, const char *file, unsigned start, unsigned ln,
+                    bool *reported)
+{
+	int r = 0;
+
+	s->crossed = true;
+	if (s->both && !*reported)
+		r = add_finding(s, file, start,
+		                "this continued line crosses a comment or blank line at line %u: "
+		                "Linux-PAM 1.5 and older go on joining after it, 1.6 and later end "
+		                "the line there (audited both ways; --pam-version=VERSION reads it "
+		                "as that Linux-PAM does)",
+		                ln);
+	*reported = true;
+	return r < 0 ? r : s->lines == PAM_LINES_JOIN;
+}
+
+/* Splits the file's text (NUL-terminated, n bytes) into logical lines, as
+ * the Linux-PAM of s->lines does. */
 static int do_text(struct service *s, const char *file, char *text, size_t n, unsigned depth,
                    enum stack want)
 {
 	char *p = text, *end = text + n, *logical = NULL;
 	size_t len = 0;
 	unsigned ln = 0, start = 0;
-	bool long_line = false, pending = false, cut = false;
+	bool long_line = false, pending = false, cut = false, reported = false;
 	int r = 0;
 
 	logical = malloc(MAX_LINE + 1);
@@ -579,7 +621,21 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 			len = 0;
 			long_line = false;
 			cut = false;
+			reported = false;
+		} else if (blank_or_comment(p, plen)) {
+			r = crossing(s, file, start, ln, &reported);
+			if (r < 0)
+				goto out;
+			if (r > 0) {
+				r = 0;
+				p = nl ? nl + 1 : end;
+				continue;
+			}
 		}
+		/* 1.5 reads with fgets and measures with strlen: nothing
+		 * after a NUL counts, a backslash there included */
+		if (s->lines == PAM_LINES_JOIN)
+			plen = strnlen(p, plen);
 		q = plen;
 		while (q > 0 && (p[q - 1] == ' ' || p[q - 1] == '\t'))
 			q--;
@@ -588,7 +644,7 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 			p[q - 1] = ' ';
 			plen = q;
 		}
-		/* libpam's line holds the NUL: nothing after it counts, in
+		/* 1.6's line holds the NUL: nothing after it counts, in
 		 * this physical line or the ones continuing it */
 		if ((k = strnlen(p, plen)) < plen) {
 			plen = k;
@@ -1050,11 +1106,62 @@ static void print_service(struct printer *pr, const struct service *s, bool appl
 	}
 }
 
-/* Audits one service; returns EXIT_OK, EXIT_FINDINGS or EXIT_FAIL. */
-static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
-                         bool named)
+/* Adds to s the findings of t, the same service read the other way, that s
+ * does not have.  Returns 0 or -ENOMEM. */
+static int merge(struct service *s, const struct service *t)
 {
-	struct service s = {.dir = dir, .map_etc = map_etc, .name = name};
+	size_t i, j;
+	int r = 0;
+
+	s->findings_dropped = s->findings_dropped || t->findings_dropped;
+	for (i = 0; i < t->n_findings && r == 0; i++) {
+		const struct finding *f = &t->findings[i];
+		const char *file = NULL;
+		char **names;
+
+		for (j = 0; j < s->n_findings; j++)
+			if (s->findings[j].line == f->line &&
+			    strcmp(s->findings[j].msg, f->msg) == 0 &&
+			    strcmp(s->findings[j].file, f->file) == 0)
+				break;
+		if (j < s->n_findings)
+			continue;
+		for (j = 0; j < s->n_names && !file; j++)
+			if (strcmp(s->names[j], f->file) == 0)
+				file = s->names[j];
+		if (!file) {
+			names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
+			if (!names)
+				return -ENOMEM;
+			s->names = names;
+			file = s->names[s->n_names] = strdup(f->file);
+			if (!file)
+				return -ENOMEM;
+			s->n_names++;
+		}
+		r = add_finding(s, file, f->line, "%s", f->msg);
+	}
+	return r;
+}
+
+static int read_service(struct service *s, bool *applies)
+{
+	int r = read_file(s, s->name, 0, ST_ANY, NULL, 0);
+
+	return r == 0 ? analyse(s, applies) : r;
+}
+
+/* Audits one service, its continued lines read as lines says (unknown:
+ * both ways, where that makes a difference); returns EXIT_OK,
+ * EXIT_FINDINGS or EXIT_FAIL. */
+static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
+                         bool named, enum pam_lines lines)
+{
+	struct service s = {.dir = dir,
+	                    .map_etc = map_etc,
+	                    .name = name,
+	                    .lines = lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN,
+	                    .both = lines == PAM_LINES_UNKNOWN};
 	bool applies = false;
 	int r;
 
@@ -1064,9 +1171,21 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		fputs(": not a service name\n", stderr);
 		return EXIT_FAIL;
 	}
-	r = read_file(&s, name, 0, ST_ANY, NULL, 0);
-	if (r == 0)
-		r = analyse(&s, &applies);
+	r = read_service(&s, &applies);
+	if (r == 0 && s.both && s.crossed) {
+		struct service t = {.dir = dir,
+		                    .map_etc = map_etc,
+		                    .name = name,
+		                    .lines = PAM_LINES_STOP,
+		                    .both = true};
+		bool also = false;
+
+		r = read_service(&t, &also);
+		if (r == 0)
+			r = merge(&s, &t);
+		applies = applies || also;
+		service_free(&t);
+	}
 	if (r < 0) {
 		fputs("envd: ", stderr);
 		print_text(stderr, dir);
@@ -1163,13 +1282,49 @@ out:
 	return names;
 }
 
+/* How continued lines are read: as --pam-version says, else as the
+ * installed Linux-PAM does, else both ways.  -1 on a bad --pam-version. */
+static int lines_of(const struct audit_opts *o, enum pam_lines *lines)
+{
+	char version[128];
+
+	if (o->pam_version) {
+		if (pam_lines_of(o->pam_version, lines) == 0)
+			return 0;
+		fputs("envd: --pam-version: not a Linux-PAM version: ", stderr);
+		print_text(stderr, o->pam_version);
+		fputc('\n', stderr);
+		return -1;
+	}
+	*lines = PAM_LINES_UNKNOWN;
+	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) == 0 &&
+	    pam_lines_of(version, lines) == 0) {
+		if (o->verbose > 0) {
+			fputs("envd: audit: Linux-PAM ", stderr);
+			print_text(stderr, version);
+			fputs(" (libpam0g in " DPKG_STATUS ")\n", stderr);
+		}
+		return 0;
+	}
+	*lines = PAM_LINES_UNKNOWN;
+	if (o->verbose > 0)
+		fputs("envd: audit: the Linux-PAM version is not known (no libpam0g in " DPKG_STATUS
+		      "): lines continued across a comment or blank line are read both ways\n",
+		      stderr);
+	return 0;
+}
+
 int audit_run(const struct audit_opts *o, FILE *out)
 {
 	const char *dir = o->pam_dir ? o->pam_dir : PAM_DIR;
 	struct printer pr = {.out = out, .json = o->json};
+	enum pam_lines lines;
 	char **all = NULL;
 	size_t i, n = 0;
 	int rc = EXIT_OK;
+
+	if (lines_of(o, &lines) < 0)
+		return EXIT_USAGE;
 
 	if (o->n_services == 0) {
 		all = list_services(dir, &n);
@@ -1184,7 +1339,7 @@ int audit_run(const struct audit_opts *o, FILE *out)
 		fputs("{\"services\":[", out);
 	for (i = 0; i < (all ? n : o->n_services); i++) {
 		int r = audit_service(&pr, dir, o->pam_dir != NULL, all ? all[i] : o->services[i],
-		                      !all);
+		                      !all, lines);
 
 		if (r > rc)
 			rc = r;

@@ -116,6 +116,64 @@ absolute: absolute:2: pam_envd.so is not the last session line: 1 later module r
 case_is none 0 'none: pam_envd.so does not apply in the session stack
 '
 
+# ---- continued lines across a comment or blank line ------------------------------
+# Linux-PAM 1.5 and older skip the comment line and go on joining (the
+# command of pam_exec is there), 1.6 and later end the line (pam_exec
+# without a command runs nothing); a blank line the same way round
+at_open="pam_exec.so at open sees the user's values: $exec_reason"
+not_last="pam_envd.so is not the last session line: 1 later module runs programs at open"
+cross() { # AT: the finding of a continued line crossing line AT
+	echo "this continued line crosses a comment or blank line at line $1: Linux-PAM 1.5 and older go on joining after it, 1.6 and later end the line there (audited both ways; --pam-version=VERSION reads it as that Linux-PAM does)"
+}
+for v in 1.4.0 1.5 1.5.2-6+deb12u3 1:1.5.3-5ubuntu5; do
+	e audit --pam-version="$v" --pam-dir="$CASES" continued-across-comment continued-across-blank
+	expect_rc "Linux-PAM $v: continued lines" 1
+	expect_out "Linux-PAM $v: continued lines" "continued-across-comment: continued-across-comment:3: $at_open
+continued-across-comment: continued-across-comment:2: $not_last
+continued-across-blank: ok
+"
+done
+for v in 1.6.0 1.7 1.7.0-5; do
+	e audit --pam-version="$v" --pam-dir="$CASES" continued-across-comment continued-across-blank
+	expect_rc "Linux-PAM $v: continued lines" 1
+	expect_out "Linux-PAM $v: continued lines" "continued-across-comment: ok
+continued-across-blank: continued-across-blank:4: $at_open
+continued-across-blank: continued-across-blank:2: $not_last
+"
+done
+# any version: where the readings differ, a finding, and the findings of both
+e audit --pam-version=any --pam-dir="$CASES" continued-across-comment continued-across-blank
+expect_rc "any Linux-PAM: continued lines" 1
+expect_out "any Linux-PAM: continued lines" "continued-across-comment: continued-across-comment:3: $(cross 4)
+continued-across-comment: continued-across-comment:3: $at_open
+continued-across-comment: continued-across-comment:2: $not_last
+continued-across-blank: continued-across-blank:2: $(cross 3)
+continued-across-blank: continued-across-blank:4: $at_open
+continued-across-blank: continued-across-blank:2: $not_last
+"
+e audit --pam-version=any --pam-dir="$CASES" continued right
+expect_out "any Linux-PAM: lines that cross nothing read once" "continued: continued:1: pam_exec.so at close sees the user's values: $exec_reason
+right: ok
+"
+# without --pam-version, the installed libpam's reading (dpkg's database)
+if ver=$(dpkg-query -W -f '${Version}' libpam0g 2>/dev/null) && [ -n "$ver" ]; then
+	e audit --pam-version="$ver" --pam-dir="$CASES" continued-across-comment continued-across-blank
+	cp "$T/out" "$T/want"
+	e -v audit --pam-dir="$CASES" continued-across-comment continued-across-blank
+	expect_out "no --pam-version: as the installed libpam0g $ver" "$(cat "$T/want")
+"
+	expect_err "no --pam-version: -v names the version" "envd: audit: Linux-PAM $ver (libpam0g in /var/lib/dpkg/status)
+"
+else
+	skip "no --pam-version: the installed libpam (no dpkg)"
+fi
+for v in 1 x.y 1.x '' 1.5junk; do
+	e audit --pam-version="$v" --pam-dir="$CASES" right
+	expect_rc "--pam-version='$v'" 2
+done
+e --pam-version=1.5 show
+expect_rc "--pam-version with show" 2
+
 # ---- jumps, followed as libpam follows them ----------------------------------------
 # At close libpam takes the path open_session took: a skip of the cleanup
 # line counts where that path runs the applying line afterwards.
@@ -310,7 +368,7 @@ for opt in --explain --root=/ --user-dir=/ --no-user --inherit --no-overwrite --
 	--user-allow=X --user-deny=X --user-only=X --reapply=PATH; do
 	e "$opt" audit --pam-dir="$CASES" right
 	expect_rc "audit $opt" 2
-	expect_err "audit $opt" "envd: audit takes --pam-dir, --format, -q and -v only
+	expect_err "audit $opt" "envd: audit takes --pam-dir, --pam-version, --format, -q and -v only
 Try 'envd --help'.
 "
 done
