@@ -125,12 +125,17 @@ enum {
 
 /* The modules known to run programs, found by reading their sources
  * (Linux-PAM 1.7, Debian 12's packages).  What counts is whether a program
- * runs as root with the PAM environment, or with the application's own,
- * into which util-linux login copies the PAM environment after
- * open_session and before it calls close_session.  A program run as the
- * user, or with an empty or fixed environment, is not counted: the user
- * can run it with those values anyway, or it never sees them.  man/envd.1
- * repeats this table; keep them in step. */
+ * runs as root with the PAM environment, or with the application's own
+ * (pam_script, pam_mount), into which util-linux login copies the PAM
+ * environment after open_session, in the root process that later calls
+ * close_session.  At close the cleanup instance takes the values back out
+ * of both (out of the application's environment each one still as the
+ * applying instance wrote it), so a module of either kind is safe below
+ * it and sees them above it; at open the application's environment does
+ * not have them yet.  A program run as the user, or with an empty or
+ * fixed environment, is not counted: the user can run it with those values
+ * anyway, or it never sees them.  man/envd.1 repeats this table; keep them
+ * in step. */
 static const struct module_rule {
 	const char *name;
 	unsigned sees;
@@ -140,10 +145,13 @@ static const struct module_rule {
      "runs its command as root with the whole PAM environment"},
     {"pam_script.so", SEES_CLOSE,
      "runs its scripts as root with the application's environment, into which login(1) "
-     "copies the PAM environment before close_session"},
+     "copies the PAM environment after open_session: the cleanup instance takes the values "
+     "back out of it too, but only for the close hooks after it"},
     {"pam_mount.so", SEES_CLOSE,
-     "runs mount, umount and its helpers as root with the application's environment, into "
-     "which login(1) copies the PAM environment before close_session"},
+     "runs mount, umount and its helpers as root with the application's environment (PATH "
+     "its own), into which login(1) copies the PAM environment after open_session: the "
+     "cleanup instance takes the values back out of it too, but only for the close hooks "
+     "after it"},
     /* not counted: */
     {"pam_mkhomedir.so", 0, "execs mkhomedir_helper with an empty environment"},
     {"pam_motd.so", 0, "Debian's update-motd runs run-parts under env -i; upstream's runs nothing"},

@@ -49,7 +49,8 @@ case_is() {
 
 exec_reason="runs its command as root with the whole PAM environment"
 no_cleanup="pam_envd.so has no cleanup instance: every close hook sees the user's values (add \"session optional pam_envd.so cleanup\" as the first session line)"
-script_reason="runs its scripts as root with the application's environment, into which login(1) copies the PAM environment before close_session"
+script_reason="runs its scripts as root with the application's environment, into which login(1) copies the PAM environment after open_session: the cleanup instance takes the values back out of it too, but only for the close hooks after it"
+mount_reason="runs mount, umount and its helpers as root with the application's environment (PATH its own), into which login(1) copies the PAM environment after open_session: the cleanup instance takes the values back out of it too, but only for the close hooks after it"
 
 # ---- the pair right --------------------------------------------------------------
 case_is right 0 'right: ok
@@ -81,6 +82,17 @@ case_is type-after-command 1 "type-after-command: type-after-command:4: pam_exec
 type-after-command: type-after-command:3: pam_envd.so is not the last session line: 1 later module runs programs at open
 "
 case_is others 1 "others: others:3: pam_script.so at close sees the user's values: $script_reason
+"
+# pam_script and pam_mount run with the application's environment, which
+# util-linux login fills from the PAM environment after open_session; the
+# cleanup instance takes the values back out of it too, so below it (as
+# pam-auth-update puts libpam-script's profile, Priority 257, between the
+# pair) they are fine, and above it (a service's own line before its
+# @include of common-session) they see the values
+case_is script-pair 0 'script-pair: ok
+'
+case_is script-above 1 "script-above: script-above:3: pam_script.so at close sees the user's values: $script_reason
+script-above: script-above:4: pam_mount.so at close sees the user's values: $mount_reason
 "
 
 # pam_envd in the auth stack applies at setcred, maybe before open_session
