@@ -359,6 +359,11 @@ if command -v python3 >/dev/null 2>&1; then
 	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["services"][0]["findings"][0]["message"]; assert m.startswith("include x\x1b\ufffdy:"), m' "$T/out"; then
 		pass "json with control bytes parses"
 	else fail "json with control bytes parses" "$(head -c 600 "$T/out")"; fi
+	printf 'session optional pam_envd.so\nsession include x\302\233y\n' >"$P/jc1"
+	e audit --format=json --pam-dir="$P" jc1
+	if ! LC_ALL=C grep -qaP '\xc2[\x80-\x9f]' "$T/out" && grep -qF 'include x\u009by:' "$T/out"; then
+		pass "json: a C1 control in a name as \\u009b"
+	else fail "json: a C1 control in a name as \\u009b" "$(head -c 600 "$T/out" | cat -v)"; fi
 fi
 
 # ---- failures and usage -----------------------------------------------------------
