@@ -22,10 +22,10 @@
  * skipped by Linux-PAM 1.5 and older, which go on joining, and ends the
  * line in 1.6 and later (pamversion.c: which one, or both readings);
  * tokens are separated by blanks, and "[...]" is one token ("\]" inside
- * is "]").  "include" and "substack" read the lines of
- * their type from another file, Debian's "@include" the lines of the type
- * being read (all at the top); a relative name is taken in the same
- * directory, an absolute one as is.
+ * is "]").  "include" and "substack" read the lines of their type from
+ * another file, Debian's "@include" the lines of the type being read (all
+ * at the top); a relative name is taken in the same directory, an absolute
+ * one as is.
  * A leading '-' on the type only silences a missing module: the line is
  * audited like the others (the module may be installed later).
  *
