@@ -18,14 +18,27 @@
  * Reading follows libpam's pam_handlers.c and pam_line.c: a logical line
  * is physical lines joined where one ends in a backslash (the backslash
  * becomes a blank), text from '#' on is a comment and a comment also ends
- * the logical line; tokens are separated by blanks, and "[...]" is one
- * token ("\]" inside is "]").  "include" and "substack" read the lines of
- * their type from another file, Debian's "@include" the lines of the type
- * being read (all at the top); a relative name is taken in the same
- * directory, an absolute one as is.
+ * the logical line; a comment line or a blank line after a backslash is
+ * skipped by Linux-PAM 1.5 and older, which go on joining, and ends the
+ * line in 1.6 and later (pamversion.c: which one, or both readings);
+ * tokens are separated by blanks, and "[...]" is one token ("\]" inside
+ * is "]").  "include" and "substack" read the lines of their type from
+ * another file, Debian's "@include" the lines of the type being read (all
+ * at the top); a relative name is taken in the same directory, an absolute
+ * one as is.
  * A leading '-' on the type only silences a missing module: the line is
- * audited like the others (the module may be installed later).  Jumps in
- * "[value=action]" controls are not followed: every line may run.
+ * audited like the others (the module may be installed later).
+ *
+ * Jumps are followed as _pam_dispatch_aux follows them, every return value
+ * taken as possible: "[value=N]" skips N modules of its own level (a
+ * substack and its lines count as one), "done" and "die" end the stack or
+ * the substack they are in.  At close, libpam takes the path open_session
+ * took (the close hooks use the return values cached at open: the chain is
+ * frozen), so the cleanup instance is skipped at close only on a path that
+ * skipped it at open; that matters where the path goes on to the applying
+ * instance (which then applied at open), or anywhere when an applying
+ * instance is in the auth stack.  A jump over the applying instance only
+ * loses the user's values: not reported.
  *
  * Everything read is bounded (file size, line length, include depth,
  * files and lines per service, services); nothing recurses deeper than
@@ -33,6 +46,7 @@
  * through print_text, which escapes control bytes. */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,15 +60,58 @@
 
 #include "audit.h"
 #include "output.h"
+#include "pamversion.h"
 
 #define PAM_DIR       "/etc/pam.d"
-#define MAX_DEPTH     16         /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
-#define MAX_FILE_SIZE (1u << 20) /* bytes of one file */
-#define MAX_LINE      8192u      /* bytes of one logical line */
-#define MAX_READS     256u       /* files read for one service */
-#define MAX_ENTRIES   1024u      /* session lines of one service */
-#define MAX_FINDINGS  256u       /* findings of one service */
-#define MAX_SERVICES  4096u      /* files of the directory */
+#define DPKG_STATUS   "/var/lib/dpkg/status" /* where the installed libpam's version is */
+#define MAX_DEPTH     16                     /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
+#define MAX_FILE_SIZE (1u << 20)             /* bytes of one file */
+#define MAX_LINE      8192u                  /* bytes of one logical line */
+#define MAX_READS     256u                   /* files read for one service */
+#define MAX_ENTRIES   1024u                  /* session lines of one service */
+#define MAX_FINDINGS  256u                   /* findings of one service */
+#define MAX_SERVICES  4096u                  /* files of the directory */
+#define MAX_JUMP      UINT16_MAX             /* a longer jump goes past every line anyway */
+
+/* libpam's return values, PAM_SUCCESS (0) to PAM_INCOMPLETE (31), by the
+ * names "[value=action]" controls use for them (pam.conf(5)), then
+ * "default". */
+#define N_RETURNS          32
+#define RC_SUCCESS         0
+#define RC_PERM_DENIED     6 /* what a line libpam could not load returns */
+#define RC_NEW_AUTHTOK_REQ 12
+#define RC_IGNORE          25
+/* clang-format off */
+static const char *const return_names[N_RETURNS + 1] = {
+    "success", "open_err", "symbol_err", "service_err", "system_err", "buf_err",
+    "perm_denied", "auth_err", "cred_insufficient", "authinfo_unavail", "user_unknown",
+    "maxtries", "new_authtok_reqd", "acct_expired", "session_err", "cred_unavail",
+    "cred_expired", "cred_err", "no_module_data", "conv_err", "authtok_err",
+    "authtok_recover_err", "authtok_lock_busy", "authtok_disable_aging", "try_again",
+    "ignore", "abort", "authtok_expired", "module_unknown", "bad_item", "conv_again",
+    "incomplete", "default"};
+/* clang-format on */
+
+/* The actions, as libpam numbers them: a jump is a positive number. */
+enum {
+	ACT_IGNORE = 0,
+	ACT_OK = -1,
+	ACT_DONE = -2,
+	ACT_BAD = -3,
+	ACT_DIE = -4,
+	ACT_RESET = -5,
+	ACT_UNDEF = -6
+};
+static const char *const action_names[] = {"ignore", "ok", "done", "bad", "die", "reset"};
+
+/* What the control of a line lets the stack do after it, every return value
+ * taken as possible. */
+struct flow {
+	bool next;                 /* go on with the next line (ok, ignore, bad, reset, done) */
+	bool end;                  /* end the stack, or the substack of the line (done, die) */
+	unsigned char n_jumps;     /* distinct jumps in jumps */
+	uint16_t jumps[N_RETURNS]; /* skip that many modules of the line's level */
+};
 
 /* The stacks read: the session stack, and the auth stack for pam_envd's
  * setcred (pam_envd(8), MODULE TYPES PROVIDED); libpam's PAM_T_ANY. */
@@ -68,12 +125,17 @@ enum {
 
 /* The modules known to run programs, found by reading their sources
  * (Linux-PAM 1.7, Debian 12's packages).  What counts is whether a program
- * runs as root with the PAM environment, or with the application's own,
- * into which util-linux login copies the PAM environment after
- * open_session and before it calls close_session.  A program run as the
- * user, or with an empty or fixed environment, is not counted: the user
- * can run it with those values anyway, or it never sees them.  man/envd.1
- * repeats this table; keep them in step. */
+ * runs as root with the PAM environment, or with the application's own
+ * (pam_script, pam_mount), into which util-linux login copies the PAM
+ * environment after open_session, in the root process that later calls
+ * close_session.  At close the cleanup instance takes the values back out
+ * of both (out of the application's environment each one still as the
+ * applying instance wrote it), so a module of either kind is safe below
+ * it and sees them above it; at open the application's environment does
+ * not have them yet.  A program run as the user, or with an empty or
+ * fixed environment, is not counted: the user can run it with those values
+ * anyway, or it never sees them.  man/envd.1 repeats this table; keep them
+ * in step. */
 static const struct module_rule {
 	const char *name;
 	unsigned sees;
@@ -83,10 +145,13 @@ static const struct module_rule {
      "runs its command as root with the whole PAM environment"},
     {"pam_script.so", SEES_CLOSE,
      "runs its scripts as root with the application's environment, into which login(1) "
-     "copies the PAM environment before close_session"},
+     "copies the PAM environment after open_session: the cleanup instance takes the values "
+     "back out of it too, but only for the close hooks after it"},
     {"pam_mount.so", SEES_CLOSE,
-     "runs mount, umount and its helpers as root with the application's environment, into "
-     "which login(1) copies the PAM environment before close_session"},
+     "runs mount, umount and its helpers as root with the application's environment (PATH "
+     "its own), into which login(1) copies the PAM environment after open_session: the "
+     "cleanup instance takes the values back out of it too, but only for the close hooks "
+     "after it"},
     /* not counted: */
     {"pam_mkhomedir.so", 0, "execs mkhomedir_helper with an empty environment"},
     {"pam_motd.so", 0, "Debian's update-motd runs run-parts under env -i; upstream's runs nothing"},
@@ -104,9 +169,12 @@ static const struct module_rule {
 struct entry {
 	const char *file; /* display name, owned by the service's names */
 	unsigned line;
-	char *module; /* the module's file name, without directories */
+	char *module; /* the module's file name, without directories ("": none) */
 	bool auth;    /* of the auth stack: only pam_envd's applying lines */
 	bool envd, cleanup;
+	bool marker;    /* a substack line: a jump counts it and its lines as one */
+	unsigned level; /* how many substacks deep, libpam's stack_level */
+	struct flow flow;
 	unsigned sees;
 	const char *reason;
 };
@@ -133,6 +201,10 @@ struct service {
 	bool reads_dropped;
 	dev_t dev[MAX_DEPTH + 1]; /* the files being read, for loops */
 	ino_t ino[MAX_DEPTH + 1];
+	unsigned level;       /* substacks around the file being read */
+	enum pam_lines lines; /* the reading of continued lines: JOIN or STOP */
+	bool both;            /* the version is unknown: report where readings differ */
+	bool crossed;         /* a continued line crossed a comment or blank line */
 };
 
 static const struct module_rule *find_rule(const char *base)
@@ -244,47 +316,199 @@ static bool has_word(char *args, const char *word)
 	return false;
 }
 
-static int add_entry(struct service *s, const char *file, unsigned line, const char *module,
-                     char *args, bool auth)
+static void set_default(int *act, int a)
 {
-	const char *base = strrchr(module, '/');
+	size_t i;
+
+	for (i = 0; i < N_RETURNS; i++)
+		if (act[i] == ACT_UNDEF)
+			act[i] = a;
+}
+
+/* Names at t as _pam_parse_control matches them: the first entry of the
+ * table that is a prefix of t; returns its index, n when none is. */
+static size_t match_prefix(const char *t, const char *const *names, size_t n, size_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*len = strlen(names[i]);
+		if (strncmp(names[i], t, *len) == 0)
+			break;
+	}
+	return i;
+}
+
+/* "value=action ..." as _pam_parse_control reads it into act: a later
+ * value overrides, "default" sets the values not set yet, and anything
+ * malformed (a zero jump included) makes every value bad. */
+static void parse_actions(const char *t, int *act)
+{
+	static const char space[] = " \t\n\v\f\r";
+	size_t i, k, len;
+	unsigned long n;
+	int a;
+
+	for (;;) {
+		t += strspn(t, space);
+		if (*t == '\0')
+			return;
+		i = match_prefix(t, return_names, N_RETURNS + 1, &len);
+		if (i > N_RETURNS || t[len] == '\0')
+			break;
+		t += len;
+		t += strspn(t, space);
+		if (*t != '=')
+			break;
+		t += 1 + strspn(t + 1, space);
+		if (*t == '\0')
+			break;
+		k = match_prefix(t, action_names, sizeof(action_names) / sizeof(action_names[0]),
+		                 &len);
+		if (k < sizeof(action_names) / sizeof(action_names[0])) {
+			t += len;
+			n = 0;
+		} else {
+			if (!isdigit((unsigned char)*t))
+				break;
+			for (n = 0; isdigit((unsigned char)*t); t++)
+				n = n >= MAX_JUMP ? MAX_JUMP : n * 10 + (unsigned long)(*t - '0');
+			if (n == 0)
+				break;
+		}
+		a = n ? (int)(n > MAX_JUMP ? MAX_JUMP : n) : -(int)k;
+		if (i == N_RETURNS)
+			set_default(act, a);
+		else
+			act[i] = a;
+	}
+	for (i = 0; i < N_RETURNS; i++)
+		act[i] = ACT_BAD;
+}
+
+/* The flow of a line with this control (NULL: none, which libpam takes
+ * for a broken line); must_fail: a line libpam could not load, which
+ * returns PAM_PERM_DENIED whatever happens. */
+static void control_flow(const char *control, bool must_fail, struct flow *f)
+{
+	int act[N_RETURNS];
+	size_t i, j;
+
+	for (i = 0; i < N_RETURNS; i++)
+		act[i] = ACT_UNDEF;
+	if (!control) {
+		set_default(act, ACT_BAD);
+	} else if (strcasecmp(control, "required") == 0 || strcasecmp(control, "requisite") == 0) {
+		act[RC_SUCCESS] = act[RC_NEW_AUTHTOK_REQ] = ACT_OK;
+		act[RC_IGNORE] = ACT_IGNORE;
+		set_default(act, strcasecmp(control, "required") == 0 ? ACT_BAD : ACT_DIE);
+	} else if (strcasecmp(control, "optional") == 0) {
+		act[RC_SUCCESS] = act[RC_NEW_AUTHTOK_REQ] = ACT_OK;
+		set_default(act, ACT_IGNORE);
+	} else if (strcasecmp(control, "sufficient") == 0) {
+		act[RC_SUCCESS] = act[RC_NEW_AUTHTOK_REQ] = ACT_DONE;
+		set_default(act, ACT_IGNORE);
+	} else {
+		parse_actions(control, act);
+		set_default(act, ACT_BAD);
+	}
+	memset(f, 0, sizeof(*f));
+	for (i = must_fail ? RC_PERM_DENIED : 0; i < (must_fail ? RC_PERM_DENIED + 1u : N_RETURNS);
+	     i++) {
+		if (act[i] > 0) {
+			for (j = 0; j < f->n_jumps && f->jumps[j] != act[i]; j++)
+				;
+			if (j == f->n_jumps)
+				f->jumps[f->n_jumps++] = (uint16_t)act[i];
+		} else {
+			f->next |= act[i] != ACT_DIE;
+			f->end |= act[i] == ACT_DIE || act[i] == ACT_DONE;
+		}
+	}
+}
+
+/* The next entry, or NULL (*r: 0 when the cap was reached, with a finding
+ * the first time, or -ENOMEM). */
+static struct entry *new_entry(struct service *s, const char *file, unsigned line, int *r)
+{
+	struct entry *e;
+
+	*r = 0;
+	if (s->n_entries >= MAX_ENTRIES) {
+		if (!s->entries_dropped) {
+			s->entries_dropped = true;
+			*r = add_finding(s, file, line,
+			                 "more than %u session lines: the rest is not audited",
+			                 MAX_ENTRIES);
+		}
+		return NULL;
+	}
+	if (!s->entries) {
+		s->entries = calloc(MAX_ENTRIES, sizeof(*s->entries));
+		if (!s->entries) {
+			*r = -ENOMEM;
+			return NULL;
+		}
+	}
+	e = &s->entries[s->n_entries];
+	e->file = file;
+	e->line = line;
+	e->level = s->level;
+	return e;
+}
+
+/* A line of the session stack, or pam_envd's of the auth stack.  module
+ * NULL: a line libpam could not load, which fails whatever happens (no
+ * control, no module, an unknown type); it still counts for jumps. */
+static int add_entry(struct service *s, const char *file, unsigned line, const char *control,
+                     const char *module, char *args, bool auth)
+{
+	const char *base = module ? strrchr(module, '/') : NULL;
 	const struct module_rule *rule;
 	struct entry *e;
 	bool envd, cleanup;
+	int r;
 
-	base = base ? base + 1 : module;
+	base = base ? base + 1 : module ? module : "";
 	/* has_word and exec_sees read args destructively: one or the other */
 	envd = strcmp(base, "pam_envd.so") == 0;
 	cleanup = envd && has_word(args, "cleanup");
 	if (auth && (!envd || cleanup))
 		return 0; /* of the auth stack, only pam_envd's setcred matters */
-	if (s->n_entries >= MAX_ENTRIES) {
-		if (s->entries_dropped)
-			return 0;
-		s->entries_dropped = true;
-		return add_finding(s, file, line,
-		                   "more than %u session lines: the rest is not audited",
-		                   MAX_ENTRIES);
-	}
-	if (!s->entries) {
-		s->entries = calloc(MAX_ENTRIES, sizeof(*s->entries));
-		if (!s->entries)
-			return -ENOMEM;
-	}
-	e = &s->entries[s->n_entries];
+	e = new_entry(s, file, line, &r);
+	if (!e)
+		return r;
 	e->module = strdup(base);
 	if (!e->module)
 		return -ENOMEM;
-	e->file = file;
-	e->line = line;
 	e->auth = auth;
 	e->envd = envd;
 	e->cleanup = cleanup;
+	control_flow(control, module == NULL, &e->flow);
 	rule = find_rule(base);
 	if (rule && rule->sees) {
 		e->reason = rule->reason;
 		e->sees = strcmp(base, "pam_exec.so") == 0 ? exec_sees(args) : rule->sees;
 	}
+	s->n_entries++;
+	return 0;
+}
+
+/* A substack line of the session stack: libpam's PAM_HT_SUBSTACK handler,
+ * which runs nothing but makes a jump over it skip the substack's lines. */
+static int add_marker(struct service *s, const char *file, unsigned line)
+{
+	struct entry *e;
+	int r;
+
+	e = new_entry(s, file, line, &r);
+	if (!e)
+		return r;
+	e->module = strdup("");
+	if (!e->module)
+		return -ENOMEM;
+	e->marker = true;
+	e->flow.next = true;
 	s->n_entries++;
 	return 0;
 }
@@ -297,51 +521,98 @@ static int read_file(struct service *s, const char *name, unsigned depth, enum s
 static int do_line(struct service *s, const char *file, unsigned line, char *buf, unsigned depth,
                    enum stack want)
 {
-	char *pos = buf, *type, *arg;
-	bool all;
+	char *pos = buf, *type, *arg, *control = NULL;
+	enum stack t = want;
+	bool sub = false;
+	int r;
 
 	type = next_token(&pos);
 	if (!type)
 		return 0;
-	all = strcasecmp(type, "@include") == 0;
-	if (!all) {
-		enum stack t;
-		char *control;
-
+	if (strcasecmp(type, "@include") != 0) {
 		if (*type == '-')
 			type++;
 		if (strcasecmp(type, "session") == 0)
 			t = ST_SESSION;
 		else if (strcasecmp(type, "auth") == 0)
 			t = ST_AUTH;
+		else if (want == ST_SESSION && strcasecmp(type, "account") != 0 &&
+		         strcasecmp(type, "password") != 0)
+			/* libpam takes an unknown type in a file read for
+			 * the session stack as a broken session line */
+			return add_entry(s, file, line, next_token(&pos), NULL, NULL, false);
 		else
 			return 0;
 		if (want != ST_ANY && want != t)
 			return 0;
 		control = next_token(&pos);
-		if (!control)
-			return 0;
-		if (strcasecmp(control, "include") != 0 && strcasecmp(control, "substack") != 0) {
-			arg = next_token(&pos);
-			return arg ? add_entry(s, file, line, arg, pos, t == ST_AUTH) : 0;
+		if (!control ||
+		    (strcasecmp(control, "include") != 0 && strcasecmp(control, "substack") != 0)) {
+			arg = control ? next_token(&pos) : NULL;
+			return add_entry(s, file, line, control, arg, pos, t == ST_AUTH);
 		}
-		want = t;
+		sub = strcasecmp(control, "substack") == 0 && t == ST_SESSION;
 	}
+	if (sub && (r = add_marker(s, file, line)) < 0)
+		return r;
 	arg = next_token(&pos);
-	if (!arg)
-		return add_finding(s, file, line,
-		                   "include without a file name: Linux-PAM fails the stack");
-	return read_file(s, arg, depth + 1, want, file, line);
+	if (!arg) {
+		r = add_finding(s, file, line,
+		                "include without a file name: Linux-PAM fails the stack");
+		r = r < 0 ? r : 1;
+	} else {
+		s->level += sub;
+		r = read_file(s, arg, depth + 1, t, file, line);
+		s->level -= sub;
+	}
+	/* a file libpam could not include is a broken line in its place */
+	if (r > 0)
+		r = t == ST_SESSION ? add_entry(s, file, line, NULL, NULL, NULL, false) : 0;
+	return r;
 }
 
-/* Splits the file's text (NUL-terminated, n bytes) into logical lines. */
+/* Whether the physical line p (n bytes) is blank or a comment as libpam
+ * sees it: nothing but blanks before the end, a NUL or a '#'. */
+static bool blank_or_comment(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	n = strnlen(p, n);
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	return i == n || p[i] == '#';
+}
+
+/* A comment or blank line inside a continued line, at line ln of file:
+ * with the reading that joins across it, skipped (returns 1); with the
+ * other, it ends the line (returns 0).  When the version is unknown the
+ * first one of each logical line (starting at start) is a finding. */
+static int crossing(struct service *s, const char *file, unsigned start, unsigned ln,
+                    bool *reported)
+{
+	int r = 0;
+
+	s->crossed = true;
+	if (s->both && !*reported)
+		r = add_finding(s, file, start,
+		                "this continued line crosses a comment or blank line at line %u: "
+		                "Linux-PAM 1.5 and older go on joining after it, 1.6 and later end "
+		                "the line there (audited both ways; --pam-version=VERSION reads it "
+		                "as that Linux-PAM does)",
+		                ln);
+	*reported = true;
+	return r < 0 ? r : s->lines == PAM_LINES_JOIN;
+}
+
+/* Splits the file's text (NUL-terminated, n bytes) into logical lines, as
+ * the Linux-PAM of s->lines does. */
 static int do_text(struct service *s, const char *file, char *text, size_t n, unsigned depth,
                    enum stack want)
 {
 	char *p = text, *end = text + n, *logical = NULL;
 	size_t len = 0;
 	unsigned ln = 0, start = 0;
-	bool long_line = false, pending = false, cut = false;
+	bool long_line = false, pending = false, cut = false, reported = false;
 	int r = 0;
 
 	logical = malloc(MAX_LINE + 1);
@@ -358,7 +629,21 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 			len = 0;
 			long_line = false;
 			cut = false;
+			reported = false;
+		} else if (blank_or_comment(p, plen)) {
+			r = crossing(s, file, start, ln, &reported);
+			if (r < 0)
+				goto out;
+			if (r > 0) {
+				r = 0;
+				p = nl ? nl + 1 : end;
+				continue;
+			}
 		}
+		/* 1.5 reads with fgets and measures with strlen: nothing
+		 * after a NUL counts, a backslash there included */
+		if (s->lines == PAM_LINES_JOIN)
+			plen = strnlen(p, plen);
 		q = plen;
 		while (q > 0 && (p[q - 1] == ' ' || p[q - 1] == '\t'))
 			q--;
@@ -367,7 +652,7 @@ static int do_text(struct service *s, const char *file, char *text, size_t n, un
 			p[q - 1] = ' ';
 			plen = q;
 		}
-		/* libpam's line holds the NUL: nothing after it counts, in
+		/* 1.6's line holds the NUL: nothing after it counts, in
 		 * this physical line or the ones continuing it */
 		if ((k = strnlen(p, plen)) < plen) {
 			plen = k;
@@ -427,7 +712,8 @@ static char *resolve(const struct service *s, const char *name)
 
 /* Reads the file name at include depth depth (0: the service's own file,
  * whose absence is the caller's error: -ENOENT), included from
- * from:from_line. */
+ * from:from_line.  Returns 0, a negative errno, or 1 for an include that
+ * libpam cannot read (with a finding). */
 static int read_file(struct service *s, const char *name, unsigned depth, enum stack want,
                      const char *from, unsigned from_line)
 {
@@ -438,11 +724,13 @@ static int read_file(struct service *s, const char *name, unsigned depth, enum s
 	unsigned i;
 	int fd = -1, r = 0;
 
-	if (depth >= MAX_DEPTH)
-		return add_finding(s, from, from_line,
-		                   "include %s: includes nested more than %u deep: Linux-PAM fails "
-		                   "the stack",
-		                   name, MAX_DEPTH);
+	if (depth >= MAX_DEPTH) {
+		r = add_finding(s, from, from_line,
+		                "include %s: includes nested more than %u deep: Linux-PAM fails "
+		                "the stack",
+		                name, MAX_DEPTH);
+		return r < 0 ? r : 1;
+	}
 	if (s->reads >= MAX_READS) {
 		if (s->reads_dropped)
 			return 0;
@@ -472,11 +760,13 @@ static int read_file(struct service *s, const char *name, unsigned depth, enum s
 			goto out;
 		r = add_finding(s, from, from_line, "include %s: %s: Linux-PAM fails the stack",
 		                name, strerror(-r));
+		r = r < 0 ? r : 1;
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		r = depth ? add_finding(s, from, from_line, "include %s: not a regular file", name)
 		          : -EINVAL;
+		r = r < 0 ? r : 1;
 		goto out;
 	}
 	for (i = 0; i < depth; i++)
@@ -484,6 +774,7 @@ static int read_file(struct service *s, const char *name, unsigned depth, enum s
 			r = add_finding(s, from, from_line,
 			                "include %s: an include loop: Linux-PAM fails the stack",
 			                name);
+			r = r < 0 ? r : 1;
 			goto out;
 		}
 	s->dev[depth] = st.st_dev;
@@ -517,6 +808,7 @@ static int read_file(struct service *s, const char *name, unsigned depth, enum s
 			if (depth == 0)
 				goto out;
 			r = add_finding(s, from, from_line, "include %s: %s", name, strerror(-r));
+			r = r < 0 ? r : 1;
 			goto out;
 		}
 		if (got == 0)
@@ -543,12 +835,150 @@ out:
 	return r;
 }
 
+/* What follow_jumps finds about a session line. */
+enum {
+	SKIPS_JUMP = 1,   /* a jump of the line can skip the cleanup instance */
+	SKIPS_SUB = 2,    /* its done or die can end its substack before it */
+	SKIPS_STACK = 4,  /* its done or die can end the stack before it */
+	SKIPPED_SEES = 8, /* it runs programs at close where the cleanup was skipped */
+};
+
+struct move {
+	size_t to;     /* the position run next (n: the end of the stack) */
+	unsigned kind; /* SKIPS_* when it passes the cleanup instance */
+};
+
+/* Where the stack goes after running position p of at (n lines), as
+ * _pam_dispatch_aux moves: the next line, past the rest of p's level (done,
+ * die), or past k modules of p's level, each following line of a deeper
+ * level (a substack) counting with the one before it.  Returns how many
+ * moves it put into mv (N_RETURNS + 2 at most). */
+static size_t moves(const struct entry *const *at, size_t n, size_t p, struct move *mv)
+{
+	const struct flow *f = &at[p]->flow;
+	unsigned lv = at[p]->level;
+	size_t k = 0, j, q, left;
+
+	if (f->next)
+		mv[k++] = (struct move){p + 1, 0};
+	if (f->end && !at[p]->marker) {
+		for (q = p; q + 1 < n && at[q + 1]->level >= lv; q++)
+			;
+		mv[k++] = (struct move){q + 1, lv ? SKIPS_SUB : SKIPS_STACK};
+	}
+	for (j = 0; j < f->n_jumps && !at[p]->marker; j++) {
+		for (q = p, left = f->jumps[j]; q + 1 < n && at[q + 1]->level >= lv && left > 0;
+		     left--)
+			do
+				q++;
+			while (q + 1 < n && at[q + 1]->level > lv);
+		mv[k++] = (struct move){q + 1, SKIPS_JUMP};
+	}
+	return k;
+}
+
+/* Marks, in mark (one per entry), the lines whose jumps or ends can skip
+ * the cleanup instance (entry c) at close on a path that runs an applying
+ * instance (or, with auth_applies, any path), and the modules that then run
+ * programs at close before any cleanup instance.  At close libpam repeats
+ * the path of open_session, so a skip counts when the path it starts runs
+ * an applying instance afterwards; with an applying instance in the auth
+ * stack every path counts.  Returns 0 or -ENOMEM. */
+static int follow_jumps(const struct service *s, size_t c, bool auth_applies, unsigned char *mark)
+{
+	const struct entry **at = malloc(s->n_entries * sizeof(*at));
+	size_t *idx = malloc(s->n_entries * sizeof(*idx));
+	bool *reach = calloc(s->n_entries + 1, 1), *good = calloc(s->n_entries + 1, 1);
+	bool *skipped = calloc(s->n_entries + 1, 1);
+	struct move mv[N_RETURNS + 2];
+	size_t i, n = 0, pc = 0, p, k, m;
+	int r = -ENOMEM;
+
+	if (!at || !idx || !reach || !good || !skipped)
+		goto out;
+	for (i = 0; i < s->n_entries; i++) {
+		if (s->entries[i].auth)
+			continue;
+		if (i == c)
+			pc = n;
+		idx[n] = i;
+		at[n++] = &s->entries[i];
+	}
+	/* good[p]: from p on, a path runs an applying instance (or ends,
+	 * with auth_applies) without running a cleanup instance first */
+	good[n] = auth_applies;
+	for (p = n; p-- > pc + 1;) {
+		if (at[p]->envd) {
+			good[p] = !at[p]->cleanup;
+			continue;
+		}
+		for (k = moves(at, n, p, mv), m = 0; m < k; m++)
+			good[p] = good[p] || good[mv[m].to];
+	}
+	reach[0] = true;
+	for (p = 0; p < pc; p++) {
+		if (!reach[p])
+			continue;
+		for (k = moves(at, n, p, mv), m = 0; m < k; m++) {
+			if (mv[m].to < pc)
+				reach[mv[m].to] = true;
+			else if (mv[m].to > pc && good[mv[m].to]) {
+				mark[idx[p]] |= (unsigned char)mv[m].kind;
+				skipped[mv[m].to] = true;
+			}
+		}
+	}
+	for (p = pc + 1; p < n; p++) {
+		if (!skipped[p] || (at[p]->envd && at[p]->cleanup))
+			continue;
+		if (at[p]->sees & SEES_CLOSE)
+			mark[idx[p]] |= SKIPPED_SEES;
+		for (k = moves(at, n, p, mv), m = 0; m < k; m++)
+			skipped[mv[m].to] = true;
+	}
+	r = 0;
+out:
+	free(at);
+	free(idx);
+	free(reach);
+	free(good);
+	free(skipped);
+	return r;
+}
+
+/* The finding of a line that can skip the cleanup instance at c. */
+static int skip_finding(struct service *s, const struct entry *e, unsigned kind,
+                        const struct entry *c)
+{
+	const char *who = *e->module ? e->module : "this line";
+
+	if (kind & SKIPS_JUMP)
+		return add_finding(
+		    s, e->file, e->line,
+		    "%s may jump over the cleanup instance at %s:%u, and close_session "
+		    "takes the jumps open_session took: the close hooks after the "
+		    "jump see the user's values",
+		    who, c->file, c->line);
+	if (kind & SKIPS_SUB)
+		return add_finding(s, e->file, e->line,
+		                   "%s may end its substack before the cleanup instance at %s:%u "
+		                   "(done, die), and close_session ends it there too: the close "
+		                   "hooks after the substack see the user's values",
+		                   who, c->file, c->line);
+	return add_finding(s, e->file, e->line,
+	                   "%s may end the stack before the cleanup instance at %s:%u (done, "
+	                   "die), and close_session ends it there too: the user's values are "
+	                   "never taken back",
+	                   who, c->file, c->line);
+}
+
 /* The findings about the pair and the modules around it.  An applying
  * line in the auth stack applies at pam_setcred, which applications may
  * call before pam_open_session: then every open hook comes after it. */
 static int analyse(struct service *s, bool *applies)
 {
 	size_t i, a = SIZE_MAX, c = SIZE_MAX, au = SIZE_MAX, at_open = 0, first;
+	unsigned char *mark = NULL;
 	int r = 0;
 
 	for (i = 0; i < s->n_entries; i++) {
@@ -564,9 +994,15 @@ static int analyse(struct service *s, bool *applies)
 	*applies = a != SIZE_MAX || au != SIZE_MAX;
 	if (!*applies)
 		return 0;
+	/* with the cleanup instance before the applying one: can a path skip it? */
+	if (c != SIZE_MAX && (a == SIZE_MAX || c < a)) {
+		mark = calloc(s->n_entries, 1);
+		r = mark ? follow_jumps(s, c, au != SIZE_MAX, mark) : -ENOMEM;
+	}
 	for (i = 0; i < s->n_entries && r == 0; i++) {
 		const struct entry *e = &s->entries[i];
 		bool after = a != SIZE_MAX && i > a;
+		unsigned m = mark ? mark[i] : 0;
 
 		if (e->auth)
 			continue;
@@ -580,7 +1016,15 @@ static int analyse(struct service *s, bool *applies)
 			r = add_finding(s, e->file, e->line,
 			                "%s at close sees the user's values: %s", e->module,
 			                e->reason);
+		if (r == 0 && (m & (SKIPS_JUMP | SKIPS_SUB | SKIPS_STACK)))
+			r = skip_finding(s, e, m, &s->entries[c]);
+		if (r == 0 && (m & SKIPPED_SEES))
+			r = add_finding(s, e->file, e->line,
+			                "%s at close sees the user's values where the cleanup "
+			                "instance is skipped: %s",
+			                e->module, e->reason);
 	}
+	free(mark);
 	if (r == 0 && au != SIZE_MAX)
 		r = add_finding(s, s->entries[au].file, s->entries[au].line,
 		                "pam_envd.so in the auth stack applies at setcred, which "
@@ -670,11 +1114,62 @@ static void print_service(struct printer *pr, const struct service *s, bool appl
 	}
 }
 
-/* Audits one service; returns EXIT_OK, EXIT_FINDINGS or EXIT_FAIL. */
-static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
-                         bool named)
+/* Adds to s the findings of t, the same service read the other way, that s
+ * does not have.  Returns 0 or -ENOMEM. */
+static int merge(struct service *s, const struct service *t)
 {
-	struct service s = {.dir = dir, .map_etc = map_etc, .name = name};
+	size_t i, j;
+	int r = 0;
+
+	s->findings_dropped = s->findings_dropped || t->findings_dropped;
+	for (i = 0; i < t->n_findings && r == 0; i++) {
+		const struct finding *f = &t->findings[i];
+		const char *file = NULL;
+		char **names;
+
+		for (j = 0; j < s->n_findings; j++)
+			if (s->findings[j].line == f->line &&
+			    strcmp(s->findings[j].msg, f->msg) == 0 &&
+			    strcmp(s->findings[j].file, f->file) == 0)
+				break;
+		if (j < s->n_findings)
+			continue;
+		for (j = 0; j < s->n_names && !file; j++)
+			if (strcmp(s->names[j], f->file) == 0)
+				file = s->names[j];
+		if (!file) {
+			names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
+			if (!names)
+				return -ENOMEM;
+			s->names = names;
+			file = s->names[s->n_names] = strdup(f->file);
+			if (!file)
+				return -ENOMEM;
+			s->n_names++;
+		}
+		r = add_finding(s, file, f->line, "%s", f->msg);
+	}
+	return r;
+}
+
+static int read_service(struct service *s, bool *applies)
+{
+	int r = read_file(s, s->name, 0, ST_ANY, NULL, 0);
+
+	return r == 0 ? analyse(s, applies) : r;
+}
+
+/* Audits one service, its continued lines read as lines says (unknown:
+ * both ways, where that makes a difference); returns EXIT_OK,
+ * EXIT_FINDINGS or EXIT_FAIL. */
+static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
+                         bool named, enum pam_lines lines)
+{
+	struct service s = {.dir = dir,
+	                    .map_etc = map_etc,
+	                    .name = name,
+	                    .lines = lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN,
+	                    .both = lines == PAM_LINES_UNKNOWN};
 	bool applies = false;
 	int r;
 
@@ -684,9 +1179,21 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		fputs(": not a service name\n", stderr);
 		return EXIT_FAIL;
 	}
-	r = read_file(&s, name, 0, ST_ANY, NULL, 0);
-	if (r == 0)
-		r = analyse(&s, &applies);
+	r = read_service(&s, &applies);
+	if (r == 0 && s.both && s.crossed) {
+		struct service t = {.dir = dir,
+		                    .map_etc = map_etc,
+		                    .name = name,
+		                    .lines = PAM_LINES_STOP,
+		                    .both = true};
+		bool also = false;
+
+		r = read_service(&t, &also);
+		if (r == 0)
+			r = merge(&s, &t);
+		applies = applies || also;
+		service_free(&t);
+	}
 	if (r < 0) {
 		fputs("envd: ", stderr);
 		print_text(stderr, dir);
@@ -783,13 +1290,49 @@ out:
 	return names;
 }
 
+/* How continued lines are read: as --pam-version says, else as the
+ * installed Linux-PAM does, else both ways.  -1 on a bad --pam-version. */
+static int lines_of(const struct audit_opts *o, enum pam_lines *lines)
+{
+	char version[128];
+
+	if (o->pam_version) {
+		if (pam_lines_of(o->pam_version, lines) == 0)
+			return 0;
+		fputs("envd: --pam-version: not a Linux-PAM version: ", stderr);
+		print_text(stderr, o->pam_version);
+		fputc('\n', stderr);
+		return -1;
+	}
+	*lines = PAM_LINES_UNKNOWN;
+	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) == 0 &&
+	    pam_lines_of(version, lines) == 0) {
+		if (o->verbose > 0) {
+			fputs("envd: audit: Linux-PAM ", stderr);
+			print_text(stderr, version);
+			fputs(" (libpam0g in " DPKG_STATUS ")\n", stderr);
+		}
+		return 0;
+	}
+	*lines = PAM_LINES_UNKNOWN;
+	if (o->verbose > 0)
+		fputs("envd: audit: the Linux-PAM version is not known (no libpam0g in " DPKG_STATUS
+		      "): lines continued across a comment or blank line are read both ways\n",
+		      stderr);
+	return 0;
+}
+
 int audit_run(const struct audit_opts *o, FILE *out)
 {
 	const char *dir = o->pam_dir ? o->pam_dir : PAM_DIR;
 	struct printer pr = {.out = out, .json = o->json};
+	enum pam_lines lines;
 	char **all = NULL;
 	size_t i, n = 0;
 	int rc = EXIT_OK;
+
+	if (lines_of(o, &lines) < 0)
+		return EXIT_USAGE;
 
 	if (o->n_services == 0) {
 		all = list_services(dir, &n);
@@ -804,7 +1347,7 @@ int audit_run(const struct audit_opts *o, FILE *out)
 		fputs("{\"services\":[", out);
 	for (i = 0; i < (all ? n : o->n_services); i++) {
 		int r = audit_service(&pr, dir, o->pam_dir != NULL, all ? all[i] : o->services[i],
-		                      !all);
+		                      !all, lines);
 
 		if (r > rc)
 			rc = r;

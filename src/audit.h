@@ -12,7 +12,9 @@
 #include "exitcode.h"
 
 struct audit_opts {
-	const char *pam_dir; /* NULL: /etc/pam.d */
+	const char *pam_dir;     /* NULL: /etc/pam.d */
+	const char *pam_version; /* NULL: the installed one; "any" */
+	int verbose;             /* 1: say which Linux-PAM the files are read as */
 	bool json;
 	char *const *services; /* NULL or empty: every file of pam_dir */
 	size_t n_services;

@@ -21,6 +21,7 @@
 #include "reapply.h"
 #include "audit.h"
 #include "exitcode.h"
+#include "pamversion.h"
 
 extern char **environ;
 
@@ -37,6 +38,7 @@ struct opts {
 	const char *reapply;   /* show --reapply=NAMES */
 	const char *as;        /* import-pam-environment --as=USER */
 	const char *pam_dir;   /* audit --pam-dir=DIR */
+	const char *pam_ver;   /* audit --pam-version=VERSION */
 	char *const *services; /* audit's operands */
 	size_t n_services;
 };
@@ -50,7 +52,7 @@ struct diag_state {
 static const char usage_head[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
     "  or:  envd [-q] import-pam-environment [--as=USER] [FILE]\n"
-    "  or:  envd [--pam-dir=DIR] [--format=json] audit [SERVICE]...\n"
+    "  or:  envd [--pam-dir=DIR] [--pam-version=V] [-f json] audit [SERVICE]...\n"
     "  or:  envd policy\n"
     "Show, explain and lint the environment that pam_envd gives a login of USER\n"
     "(default: the caller) from the environment.d directories.\n"
@@ -88,6 +90,10 @@ static const char usage_head[] =
     "                       value; implies --inherit (for login shells:\n"
     "                       eval \"$(envd -q show --reapply=PATH --format=shell)\")\n"
     "      --pam-dir=DIR    audit: read DIR instead of /etc/pam.d\n"
+    "      --pam-version=V  audit: continue lines across comment and blank lines\n"
+    "                       as Linux-PAM V does (1.5 and older join, 1.6 and later\n"
+    "                       stop); default the installed libpam's, from dpkg; when\n"
+    "                       that is unknown, or V is \"any\", both ways\n"
     "  -q, --quiet          no diagnostics on stderr\n"
     "  -v, --verbose        also notices (masked files); twice: tracing\n"
     "  -h, --help           this text\n"
@@ -187,6 +193,7 @@ enum {
 	O_REAPPLY,
 	O_AS,
 	O_PAM_DIR,
+	O_PAM_VERSION,
 	O_SHARED, /* + the row of envd_options */
 };
 
@@ -205,6 +212,7 @@ static const struct option *long_options(void)
 	    {"reapply", required_argument, NULL, O_REAPPLY},
 	    {"as", required_argument, NULL, O_AS},
 	    {"pam-dir", required_argument, NULL, O_PAM_DIR},
+	    {"pam-version", required_argument, NULL, O_PAM_VERSION},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -231,6 +239,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	const struct option *longopts = long_options();
 	const char *cmd = NULL;
+	enum pam_lines lines;
 	int c, r;
 
 	if (envd_settings_init(&o->set) < 0)
@@ -260,6 +269,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_PAM_DIR:
 			o->pam_dir = optarg;
+			break;
+		case O_PAM_VERSION:
+			o->pam_ver = optarg;
 			break;
 		case 'q':
 			o->verbose = -1;
@@ -308,12 +320,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (o->format != FORMAT_ENV && o->format != FORMAT_JSON)
 			return usage_error("audit's formats are env (lines) and json", NULL);
 		if (o->explain || o->reapply || o->root || o->inherit || o->shared || o->as)
-			return usage_error("audit takes --pam-dir, --format, -q and -v only", NULL);
+			return usage_error(
+			    "audit takes --pam-dir, --pam-version, --format, -q and -v only", NULL);
+		if (o->pam_ver && pam_lines_of(o->pam_ver, &lines) < 0)
+			return usage_error(
+			    "--pam-version: not a Linux-PAM version (1.5, 1.7.0, any)", o->pam_ver);
 		return EXIT_OK;
 	} else
 		return usage_error("unknown command", cmd);
-	if (o->pam_dir)
-		return usage_error("--pam-dir goes with audit", NULL);
+	if (o->pam_dir || o->pam_ver)
+		return usage_error(o->pam_dir ? "--pam-dir goes with audit"
+		                              : "--pam-version goes with audit",
+		                   NULL);
 	if (optind < argc)
 		o->user = argv[optind++];
 	if (optind < argc)
@@ -444,6 +462,8 @@ int main(int argc, char **argv)
 	}
 	if (o.cmd == CMD_AUDIT) {
 		struct audit_opts ao = {.pam_dir = o.pam_dir,
+		                        .pam_version = o.pam_ver,
+		                        .verbose = o.verbose,
 		                        .json = o.format == FORMAT_JSON,
 		                        .services = o.services,
 		                        .n_services = o.n_services};

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "envd.h"
+#include "escape.h"
 #include "import.h"
 #include "pamenv.h"
 
@@ -176,22 +177,20 @@ static int set_put(void **set, const char *name, size_t n, bool on)
 __attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char *kind,
                                                       const char *fmt, ...)
 {
-	char tmp[512], *p;
+	char tmp[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	/* names and text from the file: nothing may end the comment early */
-	for (p = tmp; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
 	if (strcmp(kind, "inexact") == 0)
 		c->inexact = true;
 	if (strcmp(kind, "not translated") == 0)
 		c->untranslated = true;
+	/* names and text from the file: nothing may end the comment early */
 	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 || envd_buf_puts(&c->notes, kind) < 0 ||
-	    envd_buf_puts(&c->notes, ": ") < 0 || envd_buf_puts(&c->notes, tmp) < 0 ||
+	    envd_buf_puts(&c->notes, ": ") < 0 ||
+	    esc_append(&c->notes, tmp, strlen(tmp), ESC_C | ESC_KEEP_TAB) < 0 ||
 	    envd_buf_puts(&c->notes, "\n") < 0)
 		return -ENOMEM;
 	return 0;
@@ -457,9 +456,6 @@ static int note_line(struct ctx *c, const struct line *ln)
 		r = note(c, "note",
 		         "environment.d has no empty literal: ${%.*s:+} expands to nothing",
 		         (int)ln->var_len, ln->var);
-	if (r == 0 && c->val.len && memchr(c->val.data, '\r', c->val.len))
-		r = note(c, "note",
-		         "the value holds a carriage return (a CRLF line end?), as with pam_env");
 	if (r < 0)
 		return r;
 	memcpy(name, ln->var, ln->var_len);
@@ -549,6 +545,19 @@ static bool never_empty(const struct line *ln)
 	return ln->how == H_OVERRIDE || (ln->how == H_DEFAULT && ln->d.literal);
 }
 
+/* The line commented out, with why.  Returns 0 or -ENOMEM. */
+static int not_translated(struct ctx *c, const struct logical *lg, const struct line *ln,
+                          const char *why)
+{
+	int r = note(c, "not translated", "%s", why);
+
+	flush_notes(c);
+	put_commented(c->out, lg->first, lg->last, false);
+	if (r == 0)
+		r = set_put(&c->tainted, ln->var, ln->var_len, true);
+	return r < 0 ? r : set_put(&c->nonempty, ln->var, ln->var_len, false);
+}
+
 /* Returns 0 or a negative errno. */
 static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 {
@@ -559,17 +568,23 @@ static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 
 	ln->how = decide(ln);
 	why = untranslatable(ln, buf, sizeof(buf));
-	if (why) {
-		r = note(c, "not translated", "%s", why);
-		flush_notes(c);
-		put_commented(c->out, lg->first, lg->last, false);
-		if (r == 0)
-			r = set_put(&c->tainted, ln->var, ln->var_len, true);
-		return r < 0 ? r : set_put(&c->nonempty, ln->var, ln->var_len, false);
-	}
+	if (why)
+		return not_translated(c, lg, ln, why);
 	r = render_line(c, ln);
-	if (r == 0)
-		r = note_line(c, ln);
+	if (r < 0)
+		return r;
+	/* environment.d has no escape for a control character, and envd
+	 * writes none raw (escape.c); a tab drives no terminal */
+	if (esc_needed(c->val.data, c->val.len, ESC_KEEP_TAB)) {
+		return not_translated(
+		    c, lg, ln,
+		    memchr(c->val.data, '\r', c->val.len)
+		        ? "the value holds a carriage return (a CRLF line end? convert the file "
+		          "first), which envd does not write raw"
+		        : "the value holds a control character, which envd does not write raw and "
+		          "environment.d has no escape for");
+	}
+	r = note_line(c, ln);
 	if (r < 0)
 		return r;
 	exact = !c->inexact;
@@ -706,7 +721,9 @@ static int default_file(const struct passwd *pw, char **path)
 
 static void say_read_error(const char *file, int r, const char *reason)
 {
-	fprintf(stderr, "envd: %s: ", file);
+	fputs("envd: ", stderr);
+	esc_put(stderr, file, strlen(file), ESC_C | ESC_BACKSLASH);
+	fputs(": ", stderr);
 	if (r == -EFBIG)
 		fputs("larger than 1 MiB", stderr);
 	else if (r == -EINVAL)

@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
+#include "escape.h"
 #include "output.h"
 
 int parse_format(const char *s, enum out_format *f)
@@ -35,11 +37,23 @@ const char *file_state_name(enum envd_file_state s)
 	return "?";
 }
 
-/* 'single quotes' with ' written as '\'': safe to eval in any POSIX shell */
-static void shell_quote(FILE *out, const char *s, size_t n)
+/* A value for the shell: 'single quotes' with ' written as '\'', safe to
+ * eval in any POSIX shell.  A value with a control character (or a byte
+ * that is not UTF-8) would put it raw on the terminal that shows the
+ * output: it is made by printf(1) from a format with octal escapes
+ * instead, in "$(...)" with a last "_" that keeps trailing newlines, which
+ * the caller then strips (print_var).  POSIX shells, dash included, read
+ * both byte for byte; $'...' would not do in dash. */
+static void shell_value(FILE *out, const char *s, size_t n)
 {
 	size_t i;
 
+	if (esc_needed(s, n, 0)) {
+		fputs("\"$(printf '", out);
+		esc_put(out, s, n, ESC_PRINTF);
+		fputs("_')\"", out);
+		return;
+	}
 	fputc('\'', out);
 	for (i = 0; i < n; i++) {
 		if (s[i] == '\'')
@@ -50,17 +64,6 @@ static void shell_quote(FILE *out, const char *s, size_t n)
 	fputc('\'', out);
 }
 
-/* Whether byte i of s (n bytes) starts a control character: C0, DEL, or
- * a C1 control in UTF-8 (U+0080..U+009F, which terminals obey too). */
-static bool control_at(const char *s, size_t n, size_t i)
-{
-	unsigned char c = (unsigned char)s[i];
-
-	return c < 0x20 || c == 0x7f ||
-	       (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-	        (unsigned char)s[i + 1] < 0xa0);
-}
-
 /* A value in env format: as it is, unless it holds a control character
  * (or could be taken for the quoting below): then $'...' with C escapes,
  * as `systemctl show-environment` prints it, so that a value can neither
@@ -68,49 +71,13 @@ static bool control_at(const char *s, size_t n, size_t i)
  * terminal.  Every other byte is printed as it is. */
 static void env_value(FILE *out, const char *s, size_t n)
 {
-	bool quote = n >= 2 && s[0] == '$' && s[1] == '\'';
-	size_t i;
-
-	for (i = 0; i < n && !quote; i++)
-		quote = control_at(s, n, i);
-	if (!quote) {
+	if (!(n >= 2 && s[0] == '$' && s[1] == '\'') && !esc_needed(s, n, 0)) {
 		fwrite(s, 1, n, out);
 		return;
 	}
 	fputs("$'", out);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\\' || c == '\'')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c == '\r')
-			fputs("\\r", out);
-		else if (control_at(s, n, i)) {
-			fprintf(out, "\\x%02x", c);
-			if (c == 0xc2)
-				fprintf(out, "\\x%02x", (unsigned char)s[++i]);
-		} else
-			fputc(c, out);
-	}
+	esc_put(out, s, n, ESC_C | ESC_BACKSLASH | ESC_QUOTE);
 	fputc('\'', out);
-}
-
-/* Length of the character at s (n bytes left) when it is valid UTF-8 and
- * not a C1 control, else 0. */
-static size_t utf8_char(const char *s, size_t n)
-{
-	unsigned char c = (unsigned char)s[0];
-	size_t k = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-
-	if (k == 0 || k > n || !envd_utf8_valid(s, k))
-		return 0;
-	if (k == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0)
-		return 0; /* U+0080..U+009F: terminal controls */
-	return k;
 }
 
 /* A file name or other text that is not ours, for a line of text: control
@@ -118,66 +85,16 @@ static size_t utf8_char(const char *s, size_t n)
  * hostile name can neither forge lines nor drive a terminal. */
 void print_text(FILE *out, const char *s)
 {
-	size_t n = strlen(s), i, k;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x80 && (k = utf8_char(s + i, n - i))) {
-			fwrite(s + i, 1, k, out);
-			i += k - 1;
-		} else if (c == '\\')
-			fputs("\\\\", out);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
+	esc_put(out, s, strlen(s), ESC_C | ESC_BACKSLASH);
 }
 
-/* JSON string; bytes that are not UTF-8 (possible in file names, never in
- * values) become U+FFFD so that the output always parses. */
+/* JSON string; control characters (C1 too) as \u00HH, bytes that are not
+ * UTF-8 (possible in file names, never in values) as U+FFFD, so that the
+ * output always parses and never drives a terminal. */
 static void json_string(FILE *out, const char *s, size_t n)
 {
-	size_t i, k;
-
 	fputc('"', out);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(out, "\\u%04x", c);
-			else if (c < 0x80)
-				fputc(c, out);
-			else if ((k = utf8_char(s + i, n - i)) ||
-			         (c == 0xc2 && i + 1 < n && envd_utf8_valid(s + i, 2) && (k = 2))) {
-				fwrite(s + i, 1, k, out);
-				i += k - 1;
-			} else
-				fputs("\\ufffd", out);
-		}
-	}
+	esc_put(out, s, n, ESC_JSON);
 	fputc('"', out);
 }
 
@@ -265,13 +182,20 @@ void print_var(FILE *out, enum out_format f, bool first, const char *name, const
 		fputc('\n', out);
 		break;
 	case FORMAT_NUL:
+		/* for programs, byte for byte; escaped as env when a
+		 * terminal shows it */
 		fprintf(out, "%s=", name);
-		fwrite(value, 1, len, out);
+		if (isatty(fileno(out)))
+			env_value(out, value, len);
+		else
+			fwrite(value, 1, len, out);
 		fputc('\0', out);
 		break;
 	case FORMAT_SHELL:
 		fprintf(out, "export %s=", name);
-		shell_quote(out, value, len);
+		shell_value(out, value, len);
+		if (esc_needed(value, len, 0))
+			fprintf(out, "; %s=\"${%s%%_}\"", name, name);
 		fputc('\n', out);
 		break;
 	case FORMAT_JSON:

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "envd.h"
+#include "escape.h"
 #include "pamenv.h"
 
 #define IMPORT_MAX (1024u * 1024u) /* bytes read from the file */
@@ -89,21 +90,17 @@ int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct 
 
 /* ---- output helpers ---- */
 
-/* Original text in a comment: control bytes become '?', so that no byte of
- * it can end the comment early (environment.d also ends lines at '\r'). */
+/* Original text in a comment: control characters and bytes that are not
+ * UTF-8 escaped as everywhere in envd's output (escape.c), tabs kept, so
+ * that no byte of it can end the comment early (environment.d also ends
+ * lines at '\r') or reach a terminal raw. */
 void put_comment_text(FILE *out, const char *s, size_t n)
 {
-	size_t i;
-
 	if (n && s[n - 1] == '\n')
 		n--;
 	if (n && s[n - 1] == '\r')
 		n--;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out);
-	}
+	esc_put(out, s, n, ESC_C | ESC_KEEP_TAB);
 	fputc('\n', out);
 }
 

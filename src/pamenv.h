@@ -59,7 +59,7 @@ struct part {
  * or a negative errno, with *reason when the library gave one. */
 int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct envd_buf *buf,
               const char **reason);
-/* Original text in a comment line; control bytes become '?'. */
+/* Original text in a comment line, escaped (tabs kept). */
 void put_comment_text(FILE *out, const char *s, size_t n);
 bool is_pam_blank(char c);
 /* A blank or comment line as pam_env sees it (it skips both). */

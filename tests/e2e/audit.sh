@@ -49,7 +49,8 @@ case_is() {
 
 exec_reason="runs its command as root with the whole PAM environment"
 no_cleanup="pam_envd.so has no cleanup instance: every close hook sees the user's values (add \"session optional pam_envd.so cleanup\" as the first session line)"
-script_reason="runs its scripts as root with the application's environment, into which login(1) copies the PAM environment before close_session"
+script_reason="runs its scripts as root with the application's environment, into which login(1) copies the PAM environment after open_session: the cleanup instance takes the values back out of it too, but only for the close hooks after it"
+mount_reason="runs mount, umount and its helpers as root with the application's environment (PATH its own), into which login(1) copies the PAM environment after open_session: the cleanup instance takes the values back out of it too, but only for the close hooks after it"
 
 # ---- the pair right --------------------------------------------------------------
 case_is right 0 'right: ok
@@ -81,6 +82,17 @@ case_is type-after-command 1 "type-after-command: type-after-command:4: pam_exec
 type-after-command: type-after-command:3: pam_envd.so is not the last session line: 1 later module runs programs at open
 "
 case_is others 1 "others: others:3: pam_script.so at close sees the user's values: $script_reason
+"
+# pam_script and pam_mount run with the application's environment, which
+# util-linux login fills from the PAM environment after open_session; the
+# cleanup instance takes the values back out of it too, so below it (as
+# pam-auth-update puts libpam-script's profile, Priority 257, between the
+# pair) they are fine, and above it (a service's own line before its
+# @include of common-session) they see the values
+case_is script-pair 0 'script-pair: ok
+'
+case_is script-above 1 "script-above: script-above:3: pam_script.so at close sees the user's values: $script_reason
+script-above: script-above:4: pam_mount.so at close sees the user's values: $mount_reason
 "
 
 # pam_envd in the auth stack applies at setcred, maybe before open_session
@@ -115,6 +127,94 @@ absolute: absolute:2: pam_envd.so is not the last session line: 1 later module r
 "
 case_is none 0 'none: pam_envd.so does not apply in the session stack
 '
+
+# ---- continued lines across a comment or blank line ------------------------------
+# Linux-PAM 1.5 and older skip the comment line and go on joining (the
+# command of pam_exec is there), 1.6 and later end the line (pam_exec
+# without a command runs nothing); a blank line the same way round
+at_open="pam_exec.so at open sees the user's values: $exec_reason"
+not_last="pam_envd.so is not the last session line: 1 later module runs programs at open"
+cross() { # AT: the finding of a continued line crossing line AT
+	echo "this continued line crosses a comment or blank line at line $1: Linux-PAM 1.5 and older go on joining after it, 1.6 and later end the line there (audited both ways; --pam-version=VERSION reads it as that Linux-PAM does)"
+}
+for v in 1.4.0 1.5 1.5.2-6+deb12u3 1:1.5.3-5ubuntu5; do
+	e audit --pam-version="$v" --pam-dir="$CASES" continued-across-comment continued-across-blank
+	expect_rc "Linux-PAM $v: continued lines" 1
+	expect_out "Linux-PAM $v: continued lines" "continued-across-comment: continued-across-comment:3: $at_open
+continued-across-comment: continued-across-comment:2: $not_last
+continued-across-blank: ok
+"
+done
+for v in 1.6.0 1.7 1.7.0-5; do
+	e audit --pam-version="$v" --pam-dir="$CASES" continued-across-comment continued-across-blank
+	expect_rc "Linux-PAM $v: continued lines" 1
+	expect_out "Linux-PAM $v: continued lines" "continued-across-comment: ok
+continued-across-blank: continued-across-blank:4: $at_open
+continued-across-blank: continued-across-blank:2: $not_last
+"
+done
+# any version: where the readings differ, a finding, and the findings of both
+e audit --pam-version=any --pam-dir="$CASES" continued-across-comment continued-across-blank
+expect_rc "any Linux-PAM: continued lines" 1
+expect_out "any Linux-PAM: continued lines" "continued-across-comment: continued-across-comment:3: $(cross 4)
+continued-across-comment: continued-across-comment:3: $at_open
+continued-across-comment: continued-across-comment:2: $not_last
+continued-across-blank: continued-across-blank:2: $(cross 3)
+continued-across-blank: continued-across-blank:4: $at_open
+continued-across-blank: continued-across-blank:2: $not_last
+"
+e audit --pam-version=any --pam-dir="$CASES" continued right
+expect_out "any Linux-PAM: lines that cross nothing read once" "continued: continued:1: pam_exec.so at close sees the user's values: $exec_reason
+right: ok
+"
+# without --pam-version, the installed libpam's reading (dpkg's database)
+if ver=$(dpkg-query -W -f '${Version}' libpam0g 2>/dev/null) && [ -n "$ver" ]; then
+	e audit --pam-version="$ver" --pam-dir="$CASES" continued-across-comment continued-across-blank
+	cp "$T/out" "$T/want"
+	e -v audit --pam-dir="$CASES" continued-across-comment continued-across-blank
+	expect_out "no --pam-version: as the installed libpam0g $ver" "$(cat "$T/want")
+"
+	expect_err "no --pam-version: -v names the version" "envd: audit: Linux-PAM $ver (libpam0g in /var/lib/dpkg/status)
+"
+else
+	skip "no --pam-version: the installed libpam (no dpkg)"
+fi
+for v in 1 x.y 1.x '' 1.5junk; do
+	e audit --pam-version="$v" --pam-dir="$CASES" right
+	expect_rc "--pam-version='$v'" 2
+done
+e --pam-version=1.5 show
+expect_rc "--pam-version with show" 2
+
+# ---- jumps, followed as libpam follows them ----------------------------------------
+# At close libpam takes the path open_session took: a skip of the cleanup
+# line counts where that path runs the applying line afterwards.
+jumped="and close_session takes the jumps open_session took: the close hooks after the jump see the user's values"
+skipped_exec="pam_exec.so at close sees the user's values where the cleanup instance is skipped: $exec_reason"
+case_is jump-over-cleanup 1 "jump-over-cleanup: jump-over-cleanup:2: pam_succeed_if.so may jump over the cleanup instance at jump-over-cleanup:3, $jumped
+jump-over-cleanup: jump-over-cleanup:4: $skipped_exec
+"
+case_is jump-default 1 "jump-default: jump-default:1: pam_permit.so may jump over the cleanup instance at jump-default:2, $jumped
+"
+# into an @include; a substack counts as one module; done in a substack
+case_is jump-include 1 "jump-include: jump-include:1: pam_permit.so may jump over the cleanup instance at jump-include-1:1, $jumped
+jump-include: jump-include-1:2: $skipped_exec
+"
+case_is jump-substack 1 "jump-substack: jump-substack:2: pam_succeed_if.so may jump over the cleanup instance at jump-substack:4, $jumped
+"
+case_is done-substack 1 "done-substack: done-substack-1:1: pam_succeed_if.so may end its substack before the cleanup instance at done-substack-1:2 (done, die), and close_session ends it there too: the close hooks after the substack see the user's values
+"
+# with pam_envd in the auth stack, ending the stack early loses the cleanup
+case_is auth-end 1 "auth-end: auth-end:2: pam_succeed_if.so may end the stack before the cleanup instance at auth-end:3 (done, die), and close_session ends it there too: the user's values are never taken back
+auth-end: auth-end:1: $auth_stack
+"
+# no skip: a jump landing on the cleanup line, a broken line counted, the
+# whole stack ended or both lines jumped over (nothing applied on that
+# path), a zero jump (a syntax error: no jump at all)
+for c in jump-lands-on-cleanup jump-broken-line sufficient-before jump-over-pair jump-zero; do
+	case_is "$c" 0 "$c: ok
+"
+done
 
 # every file of the directory: the ones above, and nothing of "none"
 e audit --pam-dir="$CASES"
@@ -259,6 +359,11 @@ if have_cmds python3; then
 	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["services"][0]["findings"][0]["message"]; assert m.startswith("include x\x1b\ufffdy:"), m' "$T/out"; then
 		pass "json with control bytes parses"
 	else fail "json with control bytes parses" "$(head -c 600 "$T/out")"; fi
+	printf 'session optional pam_envd.so\nsession include x\302\233y\n' >"$P/jc1"
+	e audit --format=json --pam-dir="$P" jc1
+	if ! LC_ALL=C grep -qaP '\xc2[\x80-\x9f]' "$T/out" && grep -qF 'include x\u009by:' "$T/out"; then
+		pass "json: a C1 control in a name as \\u009b"
+	else fail "json: a C1 control in a name as \\u009b" "$(head -c 600 "$T/out" | cat -v)"; fi
 fi
 
 # ---- failures and usage -----------------------------------------------------------
@@ -280,7 +385,7 @@ for opt in --explain --root=/ --user-dir=/ --no-user --inherit --no-overwrite --
 	--user-allow=X --user-deny=X --user-only=X --reapply=PATH; do
 	e "$opt" audit --pam-dir="$CASES" right
 	expect_rc "audit $opt" 2
-	expect_err "audit $opt" "envd: audit takes --pam-dir, --format, -q and -v only
+	expect_err "audit $opt" "envd: audit takes --pam-dir, --pam-version, --format, -q and -v only
 Try 'envd --help'.
 "
 done

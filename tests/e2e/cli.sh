@@ -172,9 +172,9 @@ F=$T/fmt
 mkroot "$F/r"
 mkdir -p "$F/u" "$F/run"
 cp "$FIX/values.conf" "$F/u/10-values.conf"
-printf 'CTRL="a\tb\033[1mc\001d"\nDEL="x\177y"\n' >"$F/u/20-ctrl.conf"
+printf 'CTRL="a\tb\033[1mc\001d"\nDEL="x\177y"\nCSI="\302\233x"\n' >"$F/u/20-ctrl.conf"
 exp_names=(SQ NL DQ BS DOLLAR UTF SPACES EQ STAR TRAIL CONT ONEQ TRAILNL LEADNL CMDV BTV SEMI
-	JSONISH CTRL DEL)
+	JSONISH CTRL DEL CSI)
 exp_values=(
 	"it's"
 	$'line1\nline2'
@@ -196,7 +196,13 @@ exp_values=(
 	'{"k": [1, "u0041"]}'
 	$'a\tb\033[1mc\001d'
 	$'x\177y'
+	$'\302\233x'
 )
+# raw_controls FILE: no line holds a raw control character (C0 but the
+# newline, DEL, C1 in UTF-8: U+0080..U+009F, which terminals obey too)
+raw_controls() {
+	! LC_ALL=C grep -qaP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1"
+}
 fe() { e --root="$F/r" --user-dir="$F/u" "$@"; }
 
 # nul: split on \0, compared with the values written above
@@ -226,6 +232,19 @@ done
 if [ -z "$bad" ]; then pass "nul: each name and value read back identical"; else
 	fail "nul: each name and value read back identical" "differ:$bad"
 fi
+# nul is for programs, byte for byte; a terminal gets the values escaped as
+# env writes them (script(1) gives envd one)
+if have script; then
+	script -qec "$(printf '%q ' "$ENVD" --root="$F/r" --user-dir="$F/u" show --format=nul)" \
+		/dev/null >"$F/nul.tty" 2>&1 </dev/null
+	tr -d '\000' <"$F/nul.tty" >"$F/nul.tty.text"
+	expect_true "nul on a terminal: no raw control character but the \\0" \
+		raw_controls "$F/nul.tty.text"
+	expect_true "nul on a terminal: values escaped as env writes them" \
+		grep -qaF "CTRL=\$'a\\tb\\x1b[1mc\\x01d'" "$F/nul.tty"
+else
+	skip "nul on a terminal (no script)"
+fi
 
 # env: NAME=VALUE lines, the value raw unless it holds a control
 # character: then $'...' with C escapes (systemctl show-environment's
@@ -239,6 +258,7 @@ for i in "${!exp_names[@]}"; do
 	case ${exp_names[$i]} in
 	CTRL) expected_env+='CTRL=$'"'"'a\tb\x1b[1mc\x01d'"'"$'\n' ;;
 	DEL) expected_env+='DEL=$'"'"'x\x7fy'"'"$'\n' ;;
+	CSI) expected_env+='CSI=$'"'"'\xc2\x9bx'"'"$'\n' ;;
 	NL | TRAILNL | LEADNL) expected_env+="${exp_names[$i]}=$(printf '%q' "${exp_values[$i]}")"$'\n' ;;
 	*) expected_env+="${exp_names[$i]}=${exp_values[$i]}"$'\n' ;;
 	esac
@@ -249,7 +269,7 @@ fe show -f env
 expect_out "show -f env" "$expected_env"
 expect_true "env: one line per variable" test "$(wc -l <"$F/env")" -eq "${#exp_names[@]}"
 expect_true "env: no raw control byte (a newline forges no line, no escape reaches a terminal)" \
-	test "$(LC_ALL=C tr -d '\n' <"$F/env" | LC_ALL=C tr -d '\040-\176\200-\377' | wc -c)" -eq 0
+	raw_controls "$F/env"
 bad=
 i=0
 while IFS= read -r line; do
@@ -278,6 +298,11 @@ expect_no_err "show --format=shell"
 cp "$T/out" "$F/shell"
 n_export=$(grep -c '^export [A-Z_]*=' "$F/shell")
 expect_true "shell: one export line per variable" test "$n_export" -eq "${#exp_names[@]}"
+# a value with a control character is made by printf from octal escapes:
+# none reaches the terminal that shows the output raw
+expect_true "shell: no raw control character (a terminal shows the output)" raw_controls "$F/shell"
+expect_true "shell: a control character as printf's octal escape" \
+	grep -qxF "export CTRL=\"\$(printf 'a\\tb\\033[1mc\\001d_')\"; CTRL=\"\${CTRL%_}\"" "$F/shell"
 readback='eval "$(cat "$1")" || exit 9; shift
 for n do eval "v=\${$n}"; printf "%s=%s\0" "$n" "$v"; done'
 for sh in sh dash bash; do
@@ -311,6 +336,12 @@ fe show --format=json
 expect_rc "show --format=json" 0
 expect_no_err "show --format=json"
 cp "$T/out" "$F/json"
+expect_true "json: no raw control character, C1 included" raw_controls "$F/json"
+expect_true "json: a C1 control as \\u009b" grep -qF '"CSI":"\u009bx"' "$F/json"
+fe show --explain --format=json
+expect_true "json --explain: no raw control character, C1 included" raw_controls "$T/out"
+fe show --explain
+expect_true "env --explain: no raw control character" raw_controls "$T/out"
 if have_cmds python3; then
 	expect_true "json: python3 parses it; names in order, values identical" python3 -c '
 import json, sys
@@ -879,8 +910,7 @@ export XDG_DATA_DIRS='/h/share:/usr/share'
 export TWICE='t:mid:t'
 export FIXED='/only/this'
 export QUOTES='it'\''s \"/h\" \`id\` \$(id) \\ end'
-export MULTI='one
-two'\''three'
+export MULTI=\"\$(printf 'one\\ntwo'\''three_')\"; MULTI=\"\${MULTI%_}\"
 "
 # what the module gave the login, untouched: nothing again
 ra PATH=/h/.local/bin:/x:/opt/tail XDG_DATA_DIRS=/h/share:/y TWICE=a:mid:a FIXED=/only/this \
@@ -895,8 +925,7 @@ expect_out "reapply: empty and unset names" "export XDG_DATA_DIRS='/h/share:'
 export TWICE=':mid:'
 export FIXED='/only/this'
 export QUOTES='it'\''s \"/h\" \`id\` \$(id) \\ end'
-export MULTI='one
-two'\''three'
+export MULTI=\"\$(printf 'one\\ntwo'\''three_')\"; MULTI=\"\${MULTI%_}\"
 "
 # evaluated by sh: the values arrive byte for byte, nothing runs
 ra PATH=/usr/bin XDG_DATA_DIRS=/usr/share

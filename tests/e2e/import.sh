@@ -41,6 +41,10 @@ gen_fixtures() {
 	printf 'A DEFAULT=1\nB DEFAULT=2\\\n\n# c\n' >"$g/gen-continued-eof.pam_environment"
 	printf 'A DEFAULT=1\nB DEFAULT=2' >"$g/gen-no-eol.pam_environment"
 	printf '\\\nA DEFAULT=1\n' >"$g/gen-lone-backslash.pam_environment"
+	# control characters in values and comments: an escape sequence, a
+	# BEL, a C1 CSI (U+009B), DEL; a tab is kept
+	printf 'A DEFAULT=x\033[31mred\n# title \033]0;owned\007 and \302\233 here\nB DEFAULT="\302\233x"\nC=y\177z\nD DEFAULT="a\tb"\nE DEFAULT=plain\n' \
+		>"$g/gen-controls.pam_environment"
 	# a note longer than its buffer still ends its line
 	nnn=${long//0/N}
 	printf "%s OVERRIDE=\${X}\nB DEFAULT=2\n" "${nnn:0:700}" >"$g/gen-long-name.pam_environment"
@@ -74,6 +78,14 @@ for f in "${fixtures[@]}"; do
 	else
 		fail "$name: translation differs from $name.expected"
 		diff -u "$exp" "$gen/$name.conf" | head -n 40
+	fi
+	# no control character reaches the terminal raw: C0 but the newline
+	# and the tab, DEL, C1 (U+0080..U+009F in UTF-8)
+	if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$gen/$name.conf"; then
+		fail "$name: a raw control character in the translation" \
+			"$(LC_ALL=C grep -naP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$gen/$name.conf" | cat -v | head -n 3)"
+	else
+		pass "$name: no raw control character in the translation"
 	fi
 done
 

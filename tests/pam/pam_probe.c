@@ -19,7 +19,13 @@
  *   TYPE CONTROL /path/pam_probe.so environ FILE
  *
  * records the process environment (environ) the same way: what pam_script
- * and pam_mount hand to the programs they run. */
+ * and pam_mount hand to the programs they run.
+ *
+ *   TYPE CONTROL /path/pam_probe.so returns OPEN CLOSE
+ *
+ * returns the number OPEN from open_session, CLOSE from close_session and
+ * PAM_SUCCESS from the other entry points: a module that answers otherwise
+ * at close than at open. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -75,6 +81,10 @@ static int probe(pam_handle_t *pamh, const char *fn, int flags, int argc, const 
 		return argc == 2 ? record_env(pamh, fn, argv[1]) : PAM_SERVICE_ERR;
 	if (strcmp(argv[0], "environ") == 0)
 		return argc == 2 ? record_list(environ, fn, argv[1]) : PAM_SERVICE_ERR;
+	if (strcmp(argv[0], "returns") == 0 && argc == 3)
+		return strcmp(fn, "pam_sm_open_session") == 0    ? atoi(argv[1])
+		       : strcmp(fn, "pam_sm_close_session") == 0 ? atoi(argv[2])
+		                                                 : PAM_SUCCESS;
 	/* Kept open on purpose: the module may have left pam_set_data entries
 	 * behind that libpam cleans up at pam_end. */
 	dl = dlopen(argv[0], RTLD_NOW | RTLD_LOCAL);

@@ -1353,6 +1353,115 @@ static size_t read_all(FILE *f, char **out)
 	return len;
 }
 
+/* ---- envd audit reads stacks as this libpam does ---- */
+
+/* What `envd audit --pam-dir=<this test's pam.d> SERVICE` prints, read as
+ * the Linux-PAM of COMPAT_PAM_VERSION (the compat cells) or, without it,
+ * as the installed one envd finds; NULL when envd is not built. */
+static char *audit_out(const char *svc)
+{
+	const char *envd = getenv("ENVD"), *ver = getenv("COMPAT_PAM_VERSION");
+	char cmd[PATH_MAX * 2 + 128];
+	char *out;
+	size_t len;
+	FILE *p;
+
+	if (envd == NULL || access(envd, X_OK) != 0)
+		return NULL;
+	FMT(cmd, sizeof(cmd), "'%s' audit --pam-dir '%s' %s%s %s", envd, at("pam.d"),
+	    ver ? "--pam-version=" : "", ver ? ver : "", svc);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = read_all(p, &out);
+	pclose(p);
+	out = realloc(out, len + 1);
+	assert_non_null(out);
+	out[len] = '\0';
+	return out;
+}
+
+/* Linux-PAM 1.5 and older join a line continued across a comment line to
+ * the one after the comment, 1.6 and later end it at the comment.  Here
+ * that decides whether the first line is the cleanup instance (its option
+ * after the comment) or an applying one, which the probe below it sees at
+ * open; envd audit must read the file as this libpam does. */
+static void t_continued_across_comment(void **state)
+{
+	const char *ver = getenv("COMPAT_PAM_VERSION");
+	char stack[4 * PATH_MAX];
+	pam_handle_t *pamh;
+	bool joined;
+	char *out;
+
+	put(UDIR "/a.conf", "NEW=new\n");
+	FMT(stack, sizeof(stack),
+	    "session optional @MOD@ @DIRS@ \\\n"
+	    "# the cleanup instance: its option on the next line\n"
+	    "\tcleanup\n"
+	    "session required @PROBE@ record %s\n"
+	    "session optional @MOD@ @DIRS@\n",
+	    at("mid.rec"));
+	service("c", stack);
+	pamh = start("c", user);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	joined = !record_has("mid.rec", "open_session", "NEW=new");
+	end(pamh, PAM_SUCCESS);
+	if (ver != NULL) {
+		int major = 0, minor = 0;
+
+		assert_int_equal(sscanf(ver, "%d.%d", &major, &minor), 2);
+		if (joined != (major == 1 && minor < 6))
+			fail_msg("Linux-PAM %s %s the lines across the comment", ver,
+			         joined ? "joins" : "does not join");
+	}
+	out = audit_out("c");
+	if (out == NULL)
+		skip();
+	if (strstr(out, "crosses a comment") != NULL) {
+		free(out); /* no version known: audit reads both ways */
+		skip();
+	}
+	if (joined)
+		assert_string_equal(out, "c: ok\n");
+	else
+		assert_non_null(strstr(out, "pam_envd.so has no cleanup instance"));
+	free(out);
+}
+
+/* At close libpam takes each line's action from the return value cached
+ * at open: a jump over the cleanup instance at open is taken at close too,
+ * even where the module answers otherwise then (here PAM_IGNORE, which
+ * "default=ignore" would not jump on).  envd audit reports the jump. */
+static void t_close_repeats_open_jumps(void **state)
+{
+	char stack[4 * PATH_MAX];
+	pam_handle_t *pamh;
+	char *out;
+
+	put(UDIR "/a.conf", "NEW=new\n");
+	FMT(stack, sizeof(stack),
+	    "session [success=1 default=ignore] @PROBE@ returns %d %d\n"
+	    "session optional @MOD@ cleanup\n"
+	    "session required @PROBE@ record %s\n"
+	    "session optional @MOD@ @DIRS@\n",
+	    PAM_SUCCESS, PAM_IGNORE, at("after.rec"));
+	service("j", stack);
+	pamh = start("j", user);
+	assert_int_equal(pam_open_session(pamh, 0), PAM_SUCCESS);
+	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	assert_int_equal(pam_close_session(pamh, 0), PAM_SUCCESS);
+	assert_true(record_has("after.rec", "close_session", "NEW=new"));
+	assert_string_equal(pam_getenv(pamh, "NEW"), "new");
+	end(pamh, PAM_SUCCESS);
+	out = audit_out("j");
+	if (out == NULL)
+		skip();
+	assert_string_equal(out, "j: j:1: pam_probe.so may jump over the cleanup instance at j:2, "
+	                         "and close_session takes the jumps open_session took: the close "
+	                         "hooks after the jump see the user's values\n");
+	free(out);
+}
+
 static void agree_once(const char *mod_opts, const char *envd_opts, const char *const *preset)
 {
 	const char *envd = getenv("ENVD");
@@ -1505,6 +1614,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(t_login_copy_close_first, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_login_copy_changed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_login_no_copy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_continued_across_comment, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_close_repeats_open_jumps, setup, teardown),
 	};
 	struct passwd *pw = getpwuid(geteuid());
 

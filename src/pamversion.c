@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
+/* pamversion.c - the Linux-PAM version that matters to `envd audit`.
+ *
+ * Linux-PAM 1.5 and older (_pam_assemble_line: Debian 12, Ubuntu up to
+ * 24.04, RHEL 9) skip a comment line or a blank line that follows a line
+ * ending in a backslash and go on joining; 1.6 and later (_pam_line_assemble)
+ * end the logical line there.  libpam carries no version of its own (no
+ * string, no symbol version newer than 1.4's, the same soname), so the
+ * installed one is taken from dpkg's database, a text file; the caller
+ * reads both ways when there is none (RPM, pacman and apk systems:
+ * --pam-version says). */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pamversion.h"
+
+int pam_lines_of(const char *s, enum pam_lines *lines)
+{
+	unsigned long major, minor;
+	const char *colon = strchr(s, ':');
+	char *end;
+
+	if (strcmp(s, "any") == 0) {
+		*lines = PAM_LINES_UNKNOWN;
+		return 0;
+	}
+	if (colon) /* a Debian epoch */
+		s = colon + 1;
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	major = strtoul(s, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]))
+		return -1;
+	minor = strtoul(end + 1, &end, 10);
+	if (*end != '\0' && *end != '.' && *end != '-' && *end != '+' && *end != '~')
+		return -1;
+	*lines = major < 1 || (major == 1 && minor < 6) ? PAM_LINES_JOIN : PAM_LINES_STOP;
+	return 0;
+}
+
+/* The value of field name (with its colon) in line, or NULL. */
+static const char *field(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(line, name, n) != 0)
+		return NULL;
+	return line + n + strspn(line + n, " \t");
+}
+
+int pam_installed_version(const char *path, char *version, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, ver[128] = "";
+	size_t cap = 0;
+	ssize_t got;
+	bool pkg = false, installed = false;
+	int r = -1;
+	const char *v;
+
+	if (!f)
+		return -1;
+	/* stanzas of "Field: value" lines, separated by blank lines */
+	while (r != 0) {
+		got = getline(&line, &cap, f);
+		if (got > 0 && line[got - 1] == '\n')
+			line[--got] = '\0';
+		if (got <= 0) {
+			if (pkg && installed && ver[0] && strlen(ver) < size) {
+				memcpy(version, ver, strlen(ver) + 1);
+				r = 0;
+			}
+			pkg = installed = false;
+			ver[0] = '\0';
+			if (got < 0)
+				break;
+		} else if ((v = field(line, "Package:")))
+			pkg = strcmp(v, "libpam0g") == 0;
+		else if ((v = field(line, "Status:")))
+			installed = strlen(v) > 10 && strcmp(v + strlen(v) - 10, " installed") == 0;
+		else if ((v = field(line, "Version:")) && strlen(v) < sizeof(ver))
+			memcpy(ver, v, strlen(v) + 1);
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
