@@ -66,7 +66,8 @@ static int reader(const struct passwd *pw)
 	mid = fork();
 	if (mid == 0) {
 		if (fork() == 0) {
-			c = (setgroups((size_t)n, groups) == 0 && setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == 0 &&
+			c = (setgroups((size_t)n, groups) == 0 &&
+			     setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == 0 &&
 			     setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == 0)
 			        ? 'y'
 			        : 'n';

@@ -115,8 +115,8 @@ int envd_group_private(const char *user, uid_t uid, gid_t gid)
 {
 	size_t size = NSS_BUF_MIN;
 	char *buf = NULL, *nb;
-	struct group gr, *grp = NULL;
-	struct passwd pw, *pwp = NULL;
+	struct group gr = {0}, *grp = NULL;
+	struct passwd pw = {0}, *pwp = NULL;
 	int r = 1, e;
 
 	if (gid == 0 || user == NULL)
