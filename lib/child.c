@@ -279,7 +279,10 @@ static void limit_memory(size_t work_bytes)
 		goto out;
 	text[n] = '\0';
 	pages = strtoul(text, NULL, 10);
-	if (pages > 0)
+	/* what it has now plus the work, unless that sum wraps (a load whose
+	 * limits are all SIZE_MAX): then no limit rather than a tiny one */
+	if (pages > 0 && pages <= (rlim_t)RLIM_INFINITY / (rlim_t)page &&
+	    (rlim_t)work_bytes < (rlim_t)RLIM_INFINITY - (rlim_t)pages * (rlim_t)page)
 		limit(RLIMIT_AS, (rlim_t)pages * (rlim_t)page + (rlim_t)work_bytes);
 out:
 	if (fd >= 0)
