@@ -142,7 +142,18 @@ int envd_group_private(const char *user, uid_t uid, gid_t gid)
 			r = 0;
 	setpwent();
 	while (r == 1) {
+#ifdef HAVE_GETPWENT_R
 		e = getpwent_r(&pw, buf, size, &pwp);
+#else
+		/* musl has no getpwent_r: getpwent's entry is static, as the
+		 * enumeration's cursor is the process's with either */
+		errno = 0;
+		// cppcheck-suppress getpwentCalled
+		pwp = getpwent();
+		e = pwp == NULL ? errno : 0;
+		if (pwp != NULL)
+			pw = *pwp;
+#endif
 		if (e == ERANGE && size < NSS_BUF_MAX) {
 			nb = realloc(buf, size * 2);
 			if (nb == NULL) {
