@@ -910,23 +910,25 @@ static void t_many_files(void **state)
 static void t_log_cap(void **state)
 {
 	char *text = malloc(3000 * 8 + 1);
-	char **env;
+	char **env, want[128];
 
 	text[0] = '\0';
 	for (int i = 0; i < 3000; i++)
 		strcat(text, "1BAD=x\n");
 	put(UDIR "/a.conf", text);
 	free(text);
-	/* the 3000 lines are the only problems: without root, the system
-	 * directories of setup() belong to the caller, and the module refuses
-	 * each one as "owned by another user" (two problems more); a missing
-	 * directory is none */
-	assert_int_equal(rmdir(at(SYS_ETC)), 0);
-	assert_int_equal(rmdir(at(SYS_LIB)), 0);
+
+	/* the 3000 lines are the only problems as root; without root the
+	 * system paths of setup() pass through the caller's scratch directory,
+	 * and the module refuses each of the four (systemd's safe chase: four
+	 * problems more, whether the directory exists or not) */
+	FMT(want, sizeof(want), "%d more problems with environment files not logged",
+	    3000 + (is_root ? 0 : 4) - 100);
 	log_reset();
 	env = open_ok("", NULL);
 	assert_true(loglines <= 100 + 1);
-	assert_true(pamtest_logged("2900 more problems with environment files not logged"));
+	if (!pamtest_logged(want))
+		fail_msg("not logged: \"%s\"", want);
 	env_free(env);
 }
 
