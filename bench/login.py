@@ -5,7 +5,7 @@
 
     bench/login.py --module NAME=PATH [--module NAME=PATH ...] [--runs N]
                    [--mode su|pamtester] [--size small|medium|large]
-                   [--user USER] [--keep-user] [--wall N]
+                   [--user USER] [--keep-user] [--wall N] [--lang LANG]
 
 Counts the instructions (valgrind --tool=callgrind, total Ir) of one whole
 login, once with no pam_envd line at all ("none") and once per module given.
@@ -20,7 +20,10 @@ valgrind runs with --trace-children=yes, one output file per process (and
 one per fork: profiles are dumped before each fork, since a forked child
 inherits its parent's counters), and the figure is their sum: everything
 the login runs, not only the process that loads the module (pam_envd's
-reader of the user's files is a child of it).
+reader of the user's files is a child of it).  The login runs with
+LANG=C unless --lang says otherwise: su sets its locale from LANG, and
+libc calls such as fnmatch(3) cost more under a multibyte locale
+(--lang C.UTF-8, as on most systems).
 
 Each measurement runs in a private mount namespace (unshare -m) where a copy
 of /etc/pam.d is bind-mounted over /etc/pam.d; that copy's common-session
@@ -72,6 +75,7 @@ def parse_args():
     ap.add_argument("--keep-user", action="store_true", help="do not remove a user made here")
     ap.add_argument("--wall", type=int, default=0, metavar="N",
                     help="also the wall time, N hyperfine runs per module")
+    ap.add_argument("--lang", default="C", help="LANG of the login (default C)")
     a = ap.parse_args()
     mods = [("none", None)]
     for m in a.module:
@@ -133,20 +137,20 @@ def login_argv(work, mode, user):
 NS_SCRIPT = 'mount --make-rprivate / && mount --bind "$1" /etc/pam.d && shift && exec "$@"'
 
 
-def wall_ms(work, tag, pamd, mode, user, runs):
+def wall_ms(work, tag, pamd, mode, user, runs, lang):
     """Median wall time (ms) of one login, hyperfine over runs."""
     js = os.path.join(work, "wall.%s.json" % tag)
     cmd = shlex.join(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] +
                      login_argv(work, mode, user))
     p = subprocess.run(["hyperfine", "--style", "none", "--warmup", "2", "--runs", str(runs),
                         "--export-json", js, cmd], capture_output=True, text=True,
-                       env={"PATH": PATH, "LANG": "C"}, stdin=subprocess.DEVNULL)
+                       env={"PATH": PATH, "LANG": lang}, stdin=subprocess.DEVNULL)
     if p.returncode:
         die("hyperfine failed for %s: %s" % (tag, p.stderr.strip()[-2000:]))
     return 1000.0 * benchlib.median_of(js)
 
 
-def measure(work, tag, pamd, mode, user):
+def measure(work, tag, pamd, mode, user, lang):
     """Ir of one login: the sum over every process valgrind followed."""
     out = tempfile.mkdtemp(prefix="cg.%s." % tag, dir=work)
     os.chmod(out, 0o1777)  # the login shell writes its file as the user
@@ -156,7 +160,7 @@ def measure(work, tag, pamd, mode, user):
     vg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--vgdb=no", "--dump-before=fork",
           "--callgrind-out-file=" + os.path.join(out, "callgrind.%p")]
     p = subprocess.run(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] + vg + login,
-                       capture_output=True, text=True, env={"PATH": PATH, "LANG": "C"},
+                       capture_output=True, text=True, env={"PATH": PATH, "LANG": lang},
                        stdin=subprocess.DEVNULL)
     if p.returncode:
         die("%s login failed (%d): %s" % (tag, p.returncode, p.stderr.strip()[-2000:]))
@@ -190,7 +194,7 @@ def main():
         procs = {}
         for r in range(a.runs):
             for name, _ in mods:
-                n, procs[name] = measure(work, name, dirs[name], a.mode, a.user)
+                n, procs[name] = measure(work, name, dirs[name], a.mode, a.user, a.lang)
                 ir[name].append(n)
                 print("run %d %-12s %d" % (r + 1, name, n), file=sys.stderr, flush=True)
         wall = {}
@@ -198,7 +202,7 @@ def main():
             if not shutil.which("hyperfine"):
                 die("--wall needs hyperfine")
             for name, _ in mods:
-                wall[name] = wall_ms(work, name, dirs[name], a.mode, a.user, a.wall)
+                wall[name] = wall_ms(work, name, dirs[name], a.mode, a.user, a.wall, a.lang)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if made and not a.keep_user:
@@ -207,8 +211,8 @@ def main():
 
     med = {name: int(statistics.median(v)) for name, v in ir.items()}
     first = mods[1][0] if len(mods) > 1 else mods[0][0]
-    print("login: %s, tree %s, user %s, median of %d runs, Ir summed over %d processes" %
-          (a.mode, a.size, a.user, a.runs, procs[first]))
+    print("login: %s, tree %s, LANG %s, user %s, median of %d runs, Ir summed over %d "
+          "processes" % (a.mode, a.size, a.lang, a.user, a.runs, procs[first]))
     print("%-14s %14s %12s %9s %12s %9s" % ("module", "Ir/login", "vs none", "%", "vs " + first, "%"))
     for name, _ in mods:
         m = med[name]

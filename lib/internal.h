@@ -25,7 +25,7 @@ static inline bool envd_name_char(char c) /* a letter, a digit or '_' */
 
 /* ---- the default policy (policy.c) ---- */
 struct envd_policy_entry {
-	const char *pattern; /* fnmatch(3) glob that starts with a literal */
+	const char *pattern; /* a glob ('*', '?') that starts with a literal */
 	const char *reason;
 	/* value rules only: true when value makes the name refused */
 	bool (*refuses)(const char *value);

@@ -8,7 +8,10 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "testutil.h"
 
@@ -309,6 +312,264 @@ static void test_glob_long_name(void **state)
 	assert_refused(p, name);
 	envd_policy_free(p);
 	free(name);
+}
+
+/* ---- the matcher against fnmatch(3) ----
+ * The policy matches byte by byte; fnmatch(pattern, name, 0) is the
+ * reference.  Names made from every pattern of every table are checked
+ * against every pattern (through user_deny, whose list the same matcher
+ * reads) and against the tables' lookups, and small patterns with '*'
+ * and '?' anywhere against all short names of their alphabet. */
+
+static const struct envd_policy_entry *const all_tables[] = {
+    envd_default_deny,
+    envd_default_exceptions,
+    envd_value_rules,
+};
+
+/* A fixed sequence (xorshift32): the same names on every run. */
+static unsigned next_random(unsigned *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void random_name(char *out, size_t len, unsigned *s)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		out[i] = set[next_random(s) % (sizeof(set) - 1)];
+	out[len] = '\0';
+}
+
+struct name_set {
+	char (*v)[96];
+	size_t n, cap;
+};
+
+static void add_name(struct name_set *ns, const char *name)
+{
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? ns->cap * 2 : 1024;
+		ns->v = realloc(ns->v, ns->cap * sizeof(*ns->v));
+		assert_non_null(ns->v);
+	}
+	assert_true(strlen(name) < sizeof(ns->v[0]));
+	strcpy(ns->v[ns->n++], name);
+}
+
+/* From one pattern: its instances, the literal with suffixes, cut short
+ * at every length, with the case changed, with a random tail or middle,
+ * and random names. */
+static void names_from(struct name_set *ns, const char *pattern, unsigned *seed)
+{
+	static const char *const suffixes[] = {"A", "_", "9", "z", "_TM_PATH", "X_Y"};
+	char name[96], tail[16];
+	size_t i, len;
+
+	instance(name, sizeof(name), pattern, true);
+	add_name(ns, name);
+	instance(name, sizeof(name), pattern, false);
+	add_name(ns, name);
+	len = strcspn(pattern, "*?");
+	for (i = 0; i < TU_LEN(suffixes); i++) {
+		snprintf(name, sizeof(name), "%.*s%s", (int)len, pattern, suffixes[i]);
+		add_name(ns, name);
+	}
+	for (i = 1; i < strlen(pattern); i++) {
+		snprintf(name, sizeof(name), "%.*s", (int)i, pattern);
+		if (!strpbrk(name, "*?"))
+			add_name(ns, name);
+	}
+	instance(name, sizeof(name), pattern, false);
+	for (i = 0; name[i]; i++)
+		name[i] = (char)(islower((unsigned char)name[i]) ? toupper((unsigned char)name[i])
+		                                                 : tolower((unsigned char)name[i]));
+	add_name(ns, name);
+	instance(name, sizeof(name), pattern, true);
+	name[0] = (char)tolower((unsigned char)name[0]);
+	add_name(ns, name);
+	for (i = 0; i < 4; i++) {
+		random_name(tail, 1 + next_random(seed) % 12, seed);
+		snprintf(name, sizeof(name), "%.*s%s", (int)len, pattern, tail);
+		add_name(ns, name);
+		snprintf(name, sizeof(name), "%.*s%s%s", (int)len, pattern, tail, pattern + len);
+		add_name(ns, name);
+		random_name(name, 1 + next_random(seed) % 20, seed);
+		add_name(ns, name);
+	}
+}
+
+static struct name_set table_names(void)
+{
+	struct name_set ns = {0};
+	unsigned seed = 20260101;
+	size_t t, i;
+
+	for (t = 0; t < TU_LEN(all_tables); t++)
+		for (i = 0; all_tables[t][i].pattern; i++)
+			names_from(&ns, all_tables[t][i].pattern, &seed);
+	return ns;
+}
+
+static void test_matcher_tables_fnmatch(void **state)
+{
+	struct name_set ns = table_names();
+	size_t t, i, k, matched = 0;
+
+	(void)state;
+	for (t = 0; t < TU_LEN(all_tables); t++)
+		for (i = 0; all_tables[t][i].pattern; i++) {
+			const char *pattern = all_tables[t][i].pattern;
+			struct envd_policy *p = policy(false, NULL, pattern);
+
+			for (k = 0; k < ns.n; k++) {
+				bool want = fnmatch(pattern, ns.v[k], 0) == 0;
+
+				if ((envd_policy_check(p, ns.v[k], NULL) != NULL) != want)
+					fail_msg("pattern %s, name %s: fnmatch says %s", pattern,
+					         ns.v[k], want ? "match" : "no match");
+				matched += want;
+			}
+			envd_policy_free(p);
+		}
+	/* the names are not all misses */
+	assert_true(matched > ns.n / 8);
+	free(ns.v);
+}
+
+/* The first entry of a table that fnmatch matches, as a linear scan. */
+static const struct envd_policy_entry *reference_find(const struct envd_policy_entry *t,
+                                                      const char *name)
+{
+	for (; t->pattern; t++)
+		if (fnmatch(t->pattern, name, 0) == 0)
+			return t;
+	return NULL;
+}
+
+/* Each table's lookup gives what a linear fnmatch scan gives. */
+static void test_lookup_tables_fnmatch(void **state)
+{
+	struct name_set ns = table_names();
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t k, refused = 0;
+
+	(void)state;
+	for (k = 0; k < ns.n; k++) {
+		const char *name = ns.v[k];
+		const struct envd_policy_entry *d = reference_find(envd_default_deny, name);
+		const struct envd_policy_entry *v = reference_find(envd_value_rules, name);
+		const char *want =
+		    d && !reference_find(envd_default_exceptions, name) ? d->reason : NULL;
+
+		if (envd_policy_check(p, name, NULL) != want)
+			fail_msg("%s: expected %s", name, want ? want : "allowed");
+		if (envd_policy_value_rule(p, name) != (v ? v->reason : NULL))
+			fail_msg("%s: expected the value rule of %s", name,
+			         v ? v->pattern : "no pattern");
+		refused += want != NULL;
+	}
+	assert_true(refused > ns.n / 8);
+	envd_policy_free(p);
+	free(ns.v);
+}
+
+/* All names of up to 5 bytes from {A, B, _} against all patterns of up to
+ * 4 bytes from {A, _, *, ?}, as user_deny, user_only and user_allow. */
+static void short_strings(char (*out)[8], size_t *n, const char *set, size_t maxlen)
+{
+	size_t len, i, count, k, base = strlen(set);
+
+	*n = 0;
+	for (len = 1; len <= maxlen; len++) {
+		for (count = 1, i = 0; i < len; i++)
+			count *= base;
+		for (k = 0; k < count; k++) {
+			size_t x = k;
+
+			for (i = 0; i < len; i++, x /= base)
+				out[*n][i] = set[x % base];
+			out[(*n)++][len] = '\0';
+		}
+	}
+}
+
+static void test_matcher_short_fnmatch(void **state)
+{
+	static char names[3 + 9 + 27 + 81 + 243][8], pats[4 + 16 + 64 + 256][8];
+	struct envd_policy *deny, *only, *allow;
+	char list[32];
+	size_t nn, np, i, k;
+
+	(void)state;
+	short_strings(names, &nn, "AB_", 5);
+	short_strings(pats, &np, "A_*?", 4);
+	assert_int_equal(nn, TU_LEN(names));
+	assert_int_equal(np, TU_LEN(pats));
+	for (i = 0; i < np; i++) {
+		deny = policy(false, NULL, pats[i]);
+		only = envd_policy_new(false);
+		assert_non_null(only);
+		/* a list of two, the other never matching */
+		snprintf(list, sizeof(list), "ZZZ, %s", pats[i]);
+		assert_int_equal(envd_policy_only(only, list), 0);
+		snprintf(list, sizeof(list), "%s:ZZZ", pats[i]);
+		allow = policy(false, list, "*");
+		for (k = 0; k < nn; k++) {
+			bool want = fnmatch(pats[i], names[k], 0) == 0;
+
+			if ((envd_policy_check(deny, names[k], NULL) != NULL) != want ||
+			    (envd_policy_check(only, names[k], NULL) == NULL) != want)
+				fail_msg("pattern %s, name %s: fnmatch says %s", pats[i], names[k],
+				         want ? "match" : "no match");
+			/* the administrator's deny wins over allow */
+			assert_non_null(envd_policy_check(allow, names[k], NULL));
+		}
+		envd_policy_free(deny);
+		envd_policy_free(only);
+		envd_policy_free(allow);
+	}
+}
+
+/* user_allow reads its list with the same matcher: it lifts a default
+ * exactly where fnmatch matches. */
+static void test_allow_list_fnmatch(void **state)
+{
+	struct name_set ns = table_names();
+	static const char *const lists[] = {"LD_*",  "*PATH*", "PYTHON?*",        "?IT_*",
+	                                    "*_*_*", "L*_P*",  "SSH_*,GIT_*:TCL*"};
+	struct envd_policy *bare = policy(true, NULL, NULL);
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(lists); i++) {
+		struct envd_policy *p = policy(true, lists[i], NULL);
+
+		for (k = 0; k < ns.n; k++) {
+			const char *name = ns.v[k], *l;
+			bool listed = false, refused;
+			char one[32];
+
+			if (!envd_policy_check(bare, name, NULL))
+				continue;
+			for (l = lists[i]; *l; l += strcspn(l, ",:"), l += *l != '\0') {
+				snprintf(one, sizeof(one), "%.*s", (int)strcspn(l, ",:"), l);
+				listed |= fnmatch(one, name, 0) == 0;
+			}
+			refused = envd_policy_check(p, name, NULL) != NULL;
+			if (refused == listed)
+				fail_msg("allow %s, name %s: fnmatch says %s", lists[i], name,
+				         listed ? "listed" : "not listed");
+		}
+		envd_policy_free(p);
+	}
+	envd_policy_free(bare);
+	free(ns.v);
 }
 
 static void test_allow_lifts_defaults(void **state)
@@ -790,6 +1051,10 @@ int main(void)
 	    cmocka_unit_test(test_no_defaults_and_no_policy),
 	    cmocka_unit_test(test_globs),
 	    cmocka_unit_test(test_glob_long_name),
+	    cmocka_unit_test(test_matcher_tables_fnmatch),
+	    cmocka_unit_test(test_lookup_tables_fnmatch),
+	    cmocka_unit_test(test_matcher_short_fnmatch),
+	    cmocka_unit_test(test_allow_list_fnmatch),
 	    cmocka_unit_test(test_allow_lifts_defaults),
 	    cmocka_unit_test(test_admin_deny_wins),
 	    cmocka_unit_test(test_separators),
