@@ -46,6 +46,11 @@ struct loader {
 /* The user directory (ld->dir_paths[0]) into ld->scan: in this process,
  * or in a child with cfg->user_ids (child.c), whose records are checked. */
 int envd_read_user(struct loader *ld);
+/* The records a reader child sent, checked and decoded into ld->scan (the
+ * user directory's entries) as envd_read_user takes them.  0; -EBADMSG
+ * when the stream breaks a rule (nothing of it is kept); -ENOMEM.  For
+ * the fuzz harness (tests/fuzz/fuzz_records.c). */
+int envd_user_records(struct loader *ld, const char *in, size_t n);
 /* The system directories from first_dir on; sorts ld->scan and reads the
  * files no earlier directory masks. */
 int envd_read_system(struct loader *ld, size_t first_dir);

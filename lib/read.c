@@ -634,6 +634,19 @@ static int decode_side(struct loader *ld, const char *in, size_t n, struct side 
 	return -EBADMSG; /* no end: the reader did not finish */
 }
 
+int envd_user_records(struct loader *ld, const char *in, size_t n)
+{
+	struct side s = {.first = ld->scan.n};
+	int r;
+
+	envd_buf_init(&s.not_conf, 0);
+	r = decode_side(ld, in, n, &s);
+	if (r < 0)
+		drop_entries(ld, &s);
+	envd_buf_free(&s.not_conf);
+	return r;
+}
+
 /* What a child's stream may hold at most: every byte the load may read,
  * and a record for every entry the listings may hold. */
 static size_t stream_cap(const struct envd_limits *lim)

@@ -12,7 +12,7 @@ set -uo pipefail
 # shellcheck source=tools/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../tools/common.sh"
 
-fuzz_harnesses=(fuzz_parse fuzz_expand fuzz_load fuzz_module)
+fuzz_harnesses=(fuzz_parse fuzz_expand fuzz_load fuzz_records fuzz_module)
 secs=${1:-60} rc=0
 case $secs in '' | *[!0-9]*) echo "dev fuzz: SECONDS must be a number" >&2; exit 2 ;; esac
 [ $# -le 1 ] || fuzz_harnesses=("${@:2}")

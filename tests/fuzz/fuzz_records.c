@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
+/* fuzz_records - what the reader child of the user's files sends back
+ * (lib/read.c's records), as the login process takes it: untrusted input
+ * in a root process.
+ *
+ * Input: byte 0 is the knobs (bit 0 ENVD_LINT, bit 1 small limits: 4 files
+ * per directory, 64 bytes a file, 100 a load), the rest is the stream.
+ *
+ * Invariants: envd_user_records returns 0, -EBADMSG or -ENOMEM; a rejected
+ * stream leaves no entry behind; an accepted one gives entries whose names
+ * a directory can hold and environment.d lists (at most 255 bytes, no '/'
+ * or NUL, not hidden, ending in ".conf"), whose states are the ones a
+ * reader gives (read, masks, skipped), whose contents are there exactly for
+ * a read file, non-empty and within the file limit, all within the load's
+ * byte limit and the listing's entry limit; and the same stream decodes the
+ * same way twice (determinism). */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "loader.h"
+
+static void setup(struct loader *ld, struct envd_config *cfg, unsigned char knobs)
+{
+	memset(ld, 0, sizeof(*ld));
+	envd_config_init(cfg);
+	cfg->user_dir = "/nonexistent/.config/environment.d";
+	if (knobs & 1)
+		cfg->flags = ENVD_LINT;
+	if (knobs & 2) {
+		cfg->limits.files_per_dir = 4;
+		cfg->limits.file_bytes = 64;
+		cfg->limits.input_bytes = 100;
+	}
+	ld->cfg = cfg;
+}
+
+static bool listed_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 5 && n < 256 && s[0] != '.' && strcmp(s + n - 5, ".conf") == 0 &&
+	       !strchr(s, '/');
+}
+
+/* The invariants of one decoded scan; returns the bytes it holds. */
+static size_t check_scan(const struct loader *ld)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	size_t bytes = 0;
+
+	FUZZ_CHECK(ld->scan.n <= lim->files_per_dir * 16, "%zu entries over the listing's %zu",
+	           ld->scan.n, lim->files_per_dir * 16);
+	for (size_t i = 0; i < ld->scan.n; i++) {
+		const struct envd_scan_entry *e = &ld->scan.v[i];
+
+		FUZZ_CHECK(listed_name(e->name), "entry %zu: a name no listing gives", i);
+		FUZZ_CHECK(e->dir == 0, "entry %zu: directory %zu, not the user's", i, e->dir);
+		switch (e->status) {
+		case ENVD_SCAN_READ:
+			FUZZ_CHECK(e->data != NULL && e->len > 0 && e->len <= lim->file_bytes,
+			           "entry %zu: read with %zu bytes", i, e->len);
+			bytes += e->len;
+			break;
+		case ENVD_SCAN_MASKS:
+		case ENVD_SCAN_SKIPPED:
+			FUZZ_CHECK(e->data == NULL && e->len == 0,
+			           "entry %zu: contents without a read", i);
+			break;
+		default:
+			FUZZ_CHECK(false, "entry %zu: state %d", i, (int)e->status);
+		}
+		FUZZ_CHECK((unsigned)e->reason < ENVD_R_COUNT, "entry %zu: reason %d", i,
+		           (int)e->reason);
+	}
+	FUZZ_CHECK(bytes <= lim->input_bytes, "%zu bytes over the load's %zu", bytes,
+	           lim->input_bytes);
+	return bytes;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct envd_config cfg, cfg2;
+	struct loader ld, ld2;
+	const char *in;
+	size_t n, bytes;
+	int r, r2;
+
+	if (size < 1)
+		return 0;
+	in = (const char *)data + 1;
+	n = size - 1;
+	setup(&ld, &cfg, data[0]);
+	r = envd_user_records(&ld, in, n);
+	FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -ENOMEM, "returned %d", r);
+	if (r != 0)
+		FUZZ_CHECK(ld.scan.n == 0, "a rejected stream left %zu entries", ld.scan.n);
+	bytes = check_scan(&ld);
+
+	setup(&ld2, &cfg2, data[0]);
+	r2 = envd_user_records(&ld2, in, n);
+	FUZZ_CHECK(r2 == r || r == -ENOMEM || r2 == -ENOMEM, "decoded %d, then %d", r, r2);
+	if (r == 0 && r2 == 0) {
+		FUZZ_CHECK(ld2.scan.n == ld.scan.n, "%zu entries, then %zu", ld.scan.n, ld2.scan.n);
+		FUZZ_CHECK(check_scan(&ld2) == bytes, "not the same bytes twice");
+		for (size_t i = 0; i < ld.scan.n; i++)
+			FUZZ_CHECK(strcmp(ld.scan.v[i].name, ld2.scan.v[i].name) == 0 &&
+			               ld.scan.v[i].status == ld2.scan.v[i].status,
+			           "entry %zu differs the second time", i);
+	}
+	envd_scan_free(&ld.scan);
+	envd_scan_free(&ld2.scan);
+	return 0;
+}
