@@ -136,14 +136,18 @@ f=$(e2e_user f)
 fh=$(home_of "$f")
 fpid=
 fuse_stop() {
+	# the server dies first: a reader waiting on its answer is let go
 	[ -z "$fpid" ] || kill -9 "$fpid" 2>/dev/null
+	[ -z "$fpid" ] || wait "$fpid" 2>/dev/null
 	fpid=
 	fusermount3 -uz "$fh" 2>/dev/null || umount -l "$fh" 2>/dev/null || true
 }
 at_exit fuse_stop
-# fuse_start MODE: the user mounts fusefs over their own home
+# fuse_start MODE: the user mounts fusefs over their own home (setpriv
+# execs it: $! is the server's own pid, which fuse_stop kills)
 fuse_start() {
-	as "$f" "$fusefs" "$1" "$fh" >"$E2E_TMP/fusefs.log" 2>&1 &
+	setpriv --reuid="$f" --regid="$(id -g "$f")" --init-groups -- \
+		"$fusefs" "$1" "$fh" >"$E2E_TMP/fusefs.log" 2>&1 &
 	fpid=$!
 	for _ in $(seq 1 50); do
 		grep -q " $fh fuse" /proc/mounts && return 0
@@ -178,4 +182,11 @@ expect_eq "FUSE home that never answers: no child or zombie of the host" "$(val 
 run_host "$u"
 expect_eq "another user's login meanwhile: read" "$(penv CHILD_USER)" yes
 fuse_stop
+# with its server gone, the reader that waited on it ends: nothing of the
+# test's user is left running
+for _ in $(seq 1 50); do
+	pgrep -u "$f" >/dev/null || break
+	sleep 0.1
+done
+expect_false "the server gone, no process of the FUSE user is left" pgrep -u "$f"
 e2e_finish
