@@ -131,26 +131,15 @@ static bool already_applied(pam_handle_t *pamh)
 }
 
 /* Writes one variable, whole or not at all, and records in undo how to
- * take it back.  Returns PAM_SUCCESS, PAM_IGNORE for a variable that must
- * not be written, PAM_BUF_ERR, or the pam_putenv error. */
-static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struct envd_var *v,
-                   struct pe_undo *undo)
+ * take it back.  Every rule on names, values, sizes and the policy is the
+ * engine's, checked once there (envd_load); the module writes its result.
+ * Returns PAM_SUCCESS, PAM_BUF_ERR, or the pam_putenv error. */
+static int put_var(pam_handle_t *pamh, const struct envd_var *v, struct pe_undo *undo)
 {
 	size_t name_len = v->name_len;
 	char small[1024], *entry, *back;
 	int rc;
 
-	/* The engine promises all of this; a root process does not take
-	 * promises about LD_PRELOAD on trust. */
-	if (!envd_name_valid(v->name, name_len) || memchr(v->value, '\0', v->value_len) != NULL ||
-	    name_len + 1 + v->value_len > ENVD_MAX_ENTRY_BYTES || v->name[name_len] != '\0' ||
-	    (v->user_side && envd_policy_check(opt->set.policy, v->name, v->value) != NULL)) {
-		char shown[PE_LOG_NAME_BYTES];
-
-		pe_log_clean(v->name, shown, sizeof(shown));
-		pam_syslog(pamh, LOG_ERR, "%s: refused by the module's own check; not set", shown);
-		return PAM_IGNORE;
-	}
 	/* most entries are short: no allocation for them */
 	entry = name_len + 1 + v->value_len + 1 <= sizeof(small)
 	            ? small
@@ -184,9 +173,9 @@ static int put_var(pam_handle_t *pamh, const struct pe_options *opt, const struc
 }
 
 static int write_result(pam_handle_t *pamh, const struct pe_options *opt,
-                        const struct envd_result *res, size_t max_bytes)
+                        const struct envd_result *res)
 {
-	size_t n = envd_result_count(res), written = 0, bytes = 0;
+	size_t n = envd_result_count(res), written = 0;
 	struct pe_undo *undo = calloc(1, sizeof(*undo) + n * sizeof(undo->var[0]));
 
 	if (undo == NULL)
@@ -201,30 +190,14 @@ static int write_result(pam_handle_t *pamh, const struct pe_options *opt,
 		return PAM_SYSTEM_ERR;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct envd_var *v = envd_result_var(res, i);
-		size_t entry = v->name_len + 1 + v->value_len + 1;
-		int rc;
+		int rc = put_var(pamh, envd_result_var(res, i), undo);
 
-		/* The engine caps the result; the module checks again that what
-		 * it writes stays exec-able. */
-		if (entry > max_bytes - bytes) {
-			pam_syslog(pamh, LOG_ERR,
-			           "environment size limit (%zu bytes) reached; "
-			           "%zu variables not set",
-			           max_bytes, n - i);
-			break;
-		}
-		rc = put_var(pamh, opt, v, undo);
-
-		if (rc == PAM_IGNORE)
-			continue;
 		if (rc != PAM_SUCCESS) {
 			pam_syslog(pamh, LOG_ERR, "pam_putenv failed: %s; %zu of %zu variables set",
 			           pam_strerror(pamh, rc), written, n);
 			return rc;
 		}
 		written++;
-		bytes += entry;
 	}
 	if (opt->debug)
 		pam_syslog(pamh, LOG_DEBUG, "%zu variables set", written);
@@ -355,7 +328,7 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		goto out;
 	}
 	pe_log_finish(&log, envd_result_diag_count(res));
-	rc = write_result(pamh, &opt, res, cfg.limits.result_bytes);
+	rc = write_result(pamh, &opt, res);
 out:
 	envd_result_free(res);
 	envd_ids_free(&ids);
