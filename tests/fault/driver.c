@@ -826,8 +826,6 @@ static unsigned expected_module(int fn, int variant)
 		return M(O_FULL);
 	case F_FDOPENDIR:
 		return M(O_ERR_NONE);
-	case F_OPENAT2:
-		return M(O_FULL); /* not called: every path is walked (fileio.c) */
 	case F_CLOCKTIME:
 		/* the reader's deadline, or the user side's: the user side is
 		 * skipped from there on, what was read before counts */

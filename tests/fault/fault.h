@@ -45,7 +45,6 @@ enum fault_fn {
 	F_FDOPENDIR,
 	F_READDIR,
 	F_CLOSEDIR,
-	F_OPENAT2, /* syscall(SYS_openat2, ...) */
 	F_CLOCKTIME,
 	F_READLINKAT,
 	F_GETGROUPLIST,
