@@ -1068,7 +1068,10 @@ static void service_free(struct service *s)
 struct printer {
 	FILE *out;
 	bool json;
-	size_t printed; /* services in the json output */
+	size_t printed;  /* services in the json output */
+	size_t checked;  /* services read to the end */
+	size_t applying; /* of these, with an applying instance */
+	size_t findings;
 };
 
 static void print_service(struct printer *pr, const struct service *s, bool applies, bool named)
@@ -1204,9 +1207,34 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		return EXIT_FAIL;
 	}
 	print_service(pr, &s, applies, named);
+	pr->checked++;
+	pr->applying += applies;
+	pr->findings += s.n_findings;
 	r = s.n_findings ? EXIT_FINDINGS : EXIT_OK;
 	service_free(&s);
 	return r;
+}
+
+/* The counts of the run, and the line that a failed enable would
+ * otherwise hide behind an empty output. */
+static void print_summary(const struct printer *pr)
+{
+	static const char none[] = "no service applies pam_envd.so";
+	FILE *out = pr->out;
+
+	if (pr->json) {
+		fprintf(out, ",\"summary\":{\"checked\":%zu,\"applying\":%zu,\"findings\":%zu",
+		        pr->checked, pr->applying, pr->findings);
+		if (pr->applying == 0)
+			fprintf(out, ",\"error\":\"%s\"", none);
+		fputs("}}\n", out);
+		return;
+	}
+	if (pr->applying == 0)
+		fprintf(out, "%s\n", none);
+	fprintf(out, "%zu service%s checked, %zu appl%s pam_envd.so, %zu finding%s\n", pr->checked,
+	        pr->checked == 1 ? "" : "s", pr->applying, pr->applying == 1 ? "ies" : "y",
+	        pr->findings, pr->findings == 1 ? "" : "s");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1353,7 +1381,11 @@ int audit_run(const struct audit_opts *o, FILE *out)
 			rc = r;
 	}
 	if (pr.json)
-		fputs(pr.printed ? "\n]}\n" : "]}\n", out);
+		fputs(pr.printed ? "\n]" : "]", out);
+	print_summary(&pr);
+	/* an empty audit must not look like a clean one */
+	if (pr.applying == 0 && rc < EXIT_FINDINGS)
+		rc = EXIT_FINDINGS;
 	for (i = 0; i < n; i++)
 		free(all[i]);
 	free(all);

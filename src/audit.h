@@ -20,9 +20,10 @@ struct audit_opts {
 	size_t n_services;
 };
 
-/* Prints the findings on out, problems with the run on stderr.  Returns
- * EXIT_OK (no finding), EXIT_FINDINGS or EXIT_FAIL (a directory or named
- * service that cannot be read, out of memory, a write error). */
+/* Prints the findings and a summary on out, problems with the run on
+ * stderr.  Returns EXIT_OK (no finding), EXIT_FINDINGS (a finding, or no
+ * service applies pam_envd.so) or EXIT_FAIL (a directory or named service
+ * that cannot be read, out of memory, a write error). */
 int audit_run(const struct audit_opts *o, FILE *out);
 
 #endif

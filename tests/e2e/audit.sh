@@ -38,12 +38,23 @@ need_envd
 make_tmpdir T envd-audit
 H_OUT=$T/out H_ERR=$T/err
 
+# summary CHECKED APPLYING FINDINGS: the last line of every text audit
+summary() {
+	local s=s a=y f=s
+	[ "$1" = 1 ] && s=
+	[ "$2" = 1 ] && a=ies
+	[ "$3" = 1 ] && f=
+	echo "$1 service$s checked, $2 appl$a pam_envd.so, $3 finding$f"
+}
 # case NAME EXIT EXPECTED: envd audit --pam-dir=cases NAME prints exactly
-# EXPECTED (lines, each ending in a newline) and exits EXIT
+# EXPECTED (lines, each ending in a newline) and the summary of one service
+# that applies pam_envd.so, with as many findings as EXPECTED has lines
+# other than "NAME: ok", and exits EXIT
 case_is() {
 	e audit --pam-dir="$CASES" "$1"
 	expect_rc "$1" "$2"
-	expect_out "$1" "$3"
+	expect_out "$1" "$3$(summary 1 1 "$(printf %s "$3" | grep -cvx "$1: ok")")
+"
 	expect_no_err "$1"
 }
 
@@ -125,8 +136,38 @@ case_is ends-continued 1 'ends-continued: ends-continued:3: the file ends in a c
 case_is absolute 1 "absolute: absolute:3: pam_exec.so at open sees the user's values: $exec_reason
 absolute: absolute:2: pam_envd.so is not the last session line: 1 later module runs programs at open
 "
-case_is none 0 'none: pam_envd.so does not apply in the session stack
+
+# ---- no service applies pam_envd.so: not a clean bill of health -------------------
+e audit --pam-dir="$CASES" none
+expect_rc "no service applies" 1
+expect_out "no service applies" 'none: pam_envd.so does not apply in the session stack
+no service applies pam_envd.so
+1 service checked, 0 apply pam_envd.so, 0 findings
 '
+expect_no_err "no service applies"
+# a whole directory in which nothing applies it prints no service line
+mkdir "$T/plain"
+printf 'session required pam_unix.so\n' >"$T/plain/login"
+printf 'session optional pam_exec.so /bin/true\n' >"$T/plain/su"
+e audit --pam-dir="$T/plain"
+expect_rc "a directory where no service applies" 1
+expect_out "a directory where no service applies" 'no service applies pam_envd.so
+2 services checked, 0 apply pam_envd.so, 0 findings
+'
+mkdir "$T/emptydir"
+e audit --pam-dir="$T/emptydir"
+expect_rc "an empty directory" 1
+expect_out "an empty directory" 'no service applies pam_envd.so
+0 services checked, 0 apply pam_envd.so, 0 findings
+'
+e audit --pam-dir="$CASES" right none exec-after
+expect_rc "three services, two applying" 1
+expect_out "three services, two applying" "right: ok
+none: pam_envd.so does not apply in the session stack
+exec-after: exec-after:3: pam_exec.so at open sees the user's values: $exec_reason
+exec-after: exec-after:2: pam_envd.so is not the last session line: 1 later module runs programs at open
+3 services checked, 2 apply pam_envd.so, 2 findings
+"
 
 # ---- continued lines across a comment or blank line ------------------------------
 # Linux-PAM 1.5 and older skip the comment line and go on joining (the
@@ -143,6 +184,7 @@ for v in 1.4.0 1.5 1.5.2-6+deb12u3 1:1.5.3-5ubuntu5; do
 	expect_out "Linux-PAM $v: continued lines" "continued-across-comment: continued-across-comment:3: $at_open
 continued-across-comment: continued-across-comment:2: $not_last
 continued-across-blank: ok
+2 services checked, 2 apply pam_envd.so, 2 findings
 "
 done
 for v in 1.6.0 1.7 1.7.0-5; do
@@ -151,6 +193,7 @@ for v in 1.6.0 1.7 1.7.0-5; do
 	expect_out "Linux-PAM $v: continued lines" "continued-across-comment: ok
 continued-across-blank: continued-across-blank:4: $at_open
 continued-across-blank: continued-across-blank:2: $not_last
+2 services checked, 2 apply pam_envd.so, 2 findings
 "
 done
 # any version: where the readings differ, a finding, and the findings of both
@@ -162,10 +205,12 @@ continued-across-comment: continued-across-comment:2: $not_last
 continued-across-blank: continued-across-blank:2: $(cross 3)
 continued-across-blank: continued-across-blank:4: $at_open
 continued-across-blank: continued-across-blank:2: $not_last
+2 services checked, 2 apply pam_envd.so, 6 findings
 "
 e audit --pam-version=any --pam-dir="$CASES" continued right
 expect_out "any Linux-PAM: lines that cross nothing read once" "continued: continued:1: pam_exec.so at close sees the user's values: $exec_reason
 right: ok
+2 services checked, 2 apply pam_envd.so, 1 finding
 "
 # without --pam-version, the installed libpam's reading (dpkg's database)
 if ver=$(dpkg-query -W -f '${Version}' libpam0g 2>/dev/null) && [ -n "$ver" ]; then
@@ -240,12 +285,14 @@ printf 'session required pam_unix.so\n' >"$P/deep-17"
 e audit --pam-dir="$P" deep
 expect_rc "includes 17 deep" 1
 expect_out "includes 17 deep" 'deep: deep-15:1: include deep-16: includes nested more than 16 deep: Linux-PAM fails the stack
+1 service checked, 1 applies pam_envd.so, 1 finding
 '
 rm -f "$P/deep-16"
 printf 'session required pam_unix.so\n' >"$P/deep-15"
 e audit --pam-dir="$P" deep
 expect_rc "includes 15 deep" 0
 expect_out "includes 15 deep" 'deep: ok
+1 service checked, 1 applies pam_envd.so, 0 findings
 '
 # a line over 8 KiB is skipped with a finding, the next ones are read
 {
@@ -256,6 +303,7 @@ expect_out "includes 15 deep" 'deep: ok
 e audit --pam-dir="$P" long
 expect_rc "a long line" 1
 expect_out "a long line" 'long: long:2: line longer than 8192 bytes: not audited
+1 service checked, 1 applies pam_envd.so, 1 finding
 '
 # at most 1024 session lines and 256 files per service
 {
@@ -265,6 +313,8 @@ expect_out "a long line" 'long: long:2: line longer than 8192 bytes: not audited
 } >"$P/many"
 e audit --pam-dir="$P" many
 expect_out "1032 session lines" 'many: many:1025: more than 1024 session lines: the rest is not audited
+no service applies pam_envd.so
+1 service checked, 0 apply pam_envd.so, 1 finding
 '
 printf 'session required pam_unix.so\n' >"$P/inc"
 {
@@ -273,6 +323,7 @@ printf 'session required pam_unix.so\n' >"$P/inc"
 } >"$P/wide"
 e audit --pam-dir="$P" wide
 expect_out "300 includes" 'wide: wide:258: include inc: more than 256 files read: not audited
+1 service checked, 1 applies pam_envd.so, 1 finding
 '
 {
 	for i in $(seq 1 300); do printf 'session optional pam_exec.so /bin/true\n'; done
@@ -280,8 +331,9 @@ expect_out "300 includes" 'wide: wide:258: include inc: more than 256 files read
 } >"$P/noisy"
 e audit --pam-dir="$P" noisy
 expect_rc "300 findings" 1
-if [ "$(wc -l <"$T/out")" -eq 257 ] &&
-	[ "$(tail -1 "$T/out")" = "noisy: more than 256 findings: the rest is not shown" ]; then
+if [ "$(wc -l <"$T/out")" -eq 258 ] &&
+	[ "$(tail -2 "$T/out")" = "noisy: more than 256 findings: the rest is not shown
+1 service checked, 1 applies pam_envd.so, 256 findings" ]; then
 	pass "300 findings: 256 shown and a line that says so"
 else fail "300 findings: 256 shown and a line that says so" "$(tail -2 "$T/out")"; fi
 {
@@ -290,10 +342,13 @@ else fail "300 findings: 256 shown and a line that says so" "$(tail -2 "$T/out")
 head -c 1100000 /dev/zero | tr '\0' '#' >"$P/big"
 e audit --pam-dir="$P" huge
 expect_out "an include over 1 MiB" 'huge: huge:2: include big: larger than 1048576 bytes: not audited
+1 service checked, 1 applies pam_envd.so, 1 finding
 '
 head -c 1100000 /dev/zero | tr '\0' '#' >"$P/huge"
 e audit --pam-dir="$P" huge
 expect_out "a service over 1 MiB" 'huge: huge:0: larger than 1048576 bytes: not audited
+no service applies pam_envd.so
+1 service checked, 0 apply pam_envd.so, 1 finding
 '
 rm -f "$P/many" "$P/wide" "$P/inc" "$P/noisy" "$P/huge" "$P/big"
 # control bytes and invalid UTF-8 in names from the files are escaped
@@ -301,22 +356,26 @@ printf 'session optional pam_envd.so cleanup\nsession include bad\033[2Jname\nse
 e audit --pam-dir="$P" ctl
 expect_rc "control bytes in names" 1
 expect_out "control bytes in names" 'ctl: ctl:2: include bad\x1b[2Jname: No such file or directory: Linux-PAM fails the stack
+1 service checked, 1 applies pam_envd.so, 1 finding
 '
 printf 'session optional pam_envd.so cleanup\nsession optional pam_envd.so\nsession optional /x/pam_\033]0;t\007exec.so /bin/true\nsession include inc\001\n' >"$P/ctl2"
 e audit --pam-dir="$P" ctl2
 expect_out "control bytes in names, escaped" 'ctl2: ctl2:4: include inc\x01: No such file or directory: Linux-PAM fails the stack
+1 service checked, 1 applies pam_envd.so, 1 finding
 '
 # a service's own file including itself
 printf 'session optional pam_envd.so\nsession include self\n' >"$P/self"
 e audit --pam-dir="$P" self
 expect_out "a service including itself" 'self: self:2: include self: an include loop: Linux-PAM fails the stack
 self: self:1: '"$no_cleanup"'
+1 service checked, 1 applies pam_envd.so, 2 findings
 '
 # --pam-dir maps absolute /etc/pam.d/ includes into the directory
 printf 'session include /etc/pam.d/abs-inc\nsession optional pam_envd.so cleanup\nsession optional pam_envd.so\n' >"$P/abs"
 printf 'session optional pam_exec.so /bin/true\n' >"$P/abs-inc"
 e audit --pam-dir="$P" abs
 expect_out "an absolute /etc/pam.d include under --pam-dir" "abs: /etc/pam.d/abs-inc:1: pam_exec.so at close sees the user's values: $exec_reason
+1 service checked, 1 applies pam_envd.so, 1 finding
 "
 # a FIFO or a device as an include is not opened for reading (no hang)
 mkfifo "$P/fifo"
@@ -325,6 +384,7 @@ e audit --pam-dir="$P" special
 expect_rc "a FIFO and a device as includes" 1
 expect_out "a FIFO and a device as includes" 'special: special:2: include fifo: not a regular file
 special: special:3: include /dev/zero: not a regular file
+1 service checked, 1 applies pam_envd.so, 2 findings
 '
 rm -f "$P/fifo" "$P/special"
 # leftovers of package managers and editors are no services
@@ -338,6 +398,7 @@ e audit --pam-dir="$P"
 expect_rc "package leftovers and directories are skipped, links followed" 0
 expect_out "package leftovers and directories are skipped, links followed" 'right: ok
 right-link: ok
+2 services checked, 2 apply pam_envd.so, 0 findings
 '
 
 # ---- JSON ---------------------------------------------------------------------------
@@ -347,7 +408,17 @@ expect_out "json" '{"services":[
 {"service":"right","applies":true,"ok":true,"findings":[]},
 {"service":"exec-before-cleanup","applies":true,"ok":false,"findings":[{"file":"exec-before-cleanup","line":1,"message":"pam_exec.so at close sees the user'"'"'s values: '"$exec_reason"'"}]},
 {"service":"none","applies":false,"ok":false,"findings":[]}
-]}
+],"summary":{"checked":3,"applying":2,"findings":1}}
+'
+e audit --format=json --pam-dir="$CASES" none
+expect_rc "json: no service applies" 1
+expect_out "json: no service applies" '{"services":[
+{"service":"none","applies":false,"ok":false,"findings":[]}
+],"summary":{"checked":1,"applying":0,"findings":0,"error":"no service applies pam_envd.so"}}
+'
+e audit --format=json --pam-dir="$T/emptydir"
+expect_rc "json: an empty directory" 1
+expect_out "json: an empty directory" '{"services":[],"summary":{"checked":0,"applying":0,"findings":0,"error":"no service applies pam_envd.so"}}
 '
 if have_cmds python3; then
 	e audit --format=json --pam-dir="$CASES"
@@ -399,7 +470,9 @@ for s in $debian_services; do ok_lines="$ok_lines$s: ok
 "; done
 e audit --pam-dir="$DEBIAN"
 expect_rc "Debian 12 with the pair" 0
-expect_out "Debian 12 with the pair" "$ok_lines"
+# common-auth, common-account and common-password are checked too
+expect_out "Debian 12 with the pair" "${ok_lines}11 services checked, 8 apply pam_envd.so, 0 findings
+"
 expect_no_err "Debian 12 with the pair"
 
 # a pam_exec helper before the cleanup line of common-session: every service
@@ -412,7 +485,8 @@ for s in $debian_services; do want="$want$s: common-session:$line: pam_exec.so a
 "; done
 e audit --pam-dir="$D"
 expect_rc "Debian 12, a helper before the cleanup line" 1
-expect_out "Debian 12, a helper before the cleanup line" "$want"
+expect_out "Debian 12, a helper before the cleanup line" "${want}11 services checked, 8 apply pam_envd.so, 8 findings
+"
 
 # in one service, before its @include common-session
 cp "$DEBIAN/common-session" "$D/common-session"
@@ -422,6 +496,7 @@ e audit --pam-dir="$D" sshd lightdm
 expect_rc "Debian 12 sshd, a close helper before common-session" 1
 expect_out "Debian 12 sshd, a close helper before common-session" "sshd: sshd:$line: pam_exec.so at close sees the user's values: $exec_reason
 lightdm: ok
+2 services checked, 2 apply pam_envd.so, 1 finding
 "
 # a helper after the applying line, appended to gdm-password
 cp "$DEBIAN/sshd" "$D/sshd"
@@ -432,6 +507,7 @@ e audit --pam-dir="$D" gdm-password
 expect_rc "Debian 12 gdm-password, a helper after the applying line" 1
 expect_out "Debian 12 gdm-password, a helper after the applying line" "gdm-password: gdm-password:$line: pam_exec.so at open sees the user's values: $exec_reason
 gdm-password: common-session:$apply: pam_envd.so is not the last session line: 1 later module runs programs at open
+1 service checked, 1 applies pam_envd.so, 2 findings
 "
 # without the cleanup line
 cp "$DEBIAN/gdm-password" "$D/gdm-password"
@@ -440,6 +516,7 @@ apply=$(grep -n '^session	optional	pam_envd.so *$' "$D/common-session" | cut -d:
 e audit --pam-dir="$D" greetd
 expect_rc "Debian 12 greetd, no cleanup line" 1
 expect_out "Debian 12 greetd, no cleanup line" "greetd: common-session:$apply: $no_cleanup
+1 service checked, 1 applies pam_envd.so, 1 finding
 "
 
 # ---- summary ----------------------------------------------------------------------

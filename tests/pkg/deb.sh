@@ -303,7 +303,8 @@ cycle() {
 	# common-session (this test's own service stacks a helper after it)
 	if envd audit login su >"$TMP/audit.out" 2>&1 &&
 		[ "$(cat "$TMP/audit.out")" = "login: ok
-su: ok" ]; then
+su: ok
+2 services checked, 2 apply pam_envd.so, 0 findings" ]; then
 		pass "cycle $n: envd audit login su: ok"
 	else
 		fail "cycle $n: envd audit login su: $(cat "$TMP/audit.out")"
@@ -311,7 +312,7 @@ su: ok" ]; then
 	if envd audit "$SERVICE" >"$TMP/audit.out" 2>&1; then
 		fail "cycle $n: envd audit misses the helper after the applying line: $(cat "$TMP/audit.out")"
 	else
-		pass "cycle $n: envd audit names the helper after the applying line ($(grep -c . "$TMP/audit.out") finding(s))"
+		pass "cycle $n: envd audit names the helper after the applying line ($(grep -c "^$SERVICE: " "$TMP/audit.out") finding(s))"
 	fi
 	rm -f "$TMP/pamtester.env" "$TMP/pamtester.close.env"
 	timeout 60 pamtester "$SERVICE" "$u" open_session close_session >"$TMP/pamtester.log" 2>&1
