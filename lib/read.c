@@ -89,7 +89,7 @@ static void report_dir(struct loader *ld, const char *path, bool user, int r,
 	                                    : ENVD_C_DIR_ERROR;
 
 	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
-	           NULL, "%s directory %s, skipped", user ? "user" : "system",
+	           NULL, "%s directory: %s, skipped", user ? "user" : "system",
 	           envd_reason_text(reason));
 }
 

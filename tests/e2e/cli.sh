@@ -748,12 +748,23 @@ skipped $B/u/20-nul.conf (contains a NUL byte)
 chmod 757 "$B/u"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: world-writable user directory" 1
-expect_err "check: world-writable user directory" "$B/u: error: user directory writable by group or others, skipped
+expect_err "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_rc "show: world-writable user directory" 0
 expect_no_out "show: world-writable user directory is not read"
 chmod 755 "$B/u"
+# a reason that names another directory reads as a sentence after the
+# colon (it was "user directory a parent directory is writable ...")
+mkdir -p "$B/gw/u"
+cp "$B/u/10-utf8.conf" "$B/gw/u/"
+chmod 757 "$B/gw"
+e --root="$B/r" --user-dir="$B/gw/u" check
+expect_rc "check: a world-writable parent of the user directory" 1
+expect_err "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped
+"
+chmod 755 "$B/gw"
+rm -rf "$B/gw"
 # a write error is a failure
 if [ -w /dev/full ]; then
 	"$ENVD" --root="$B/r" --user-dir="$B/u" show >/dev/full 2>"$T/err"
