@@ -40,7 +40,8 @@
 /* Variables the user's files may add to a login's environment: libpam's
  * pam_putenv searches the whole environment on every call, so n
  * variables cost the root login process n^2 work at open and again at
- * close (2,048: about 20 ms of CPU for both; 65,536 cost 14-27 s). */
+ * close; the cap keeps that small (README.md, "Limits", has the measured
+ * cost). */
 #define ENVD_MAX_USER_VARS 2048u
 
 struct envd_limits {

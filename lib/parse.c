@@ -97,10 +97,11 @@ static const unsigned char stops[256] = {
 };
 
 /* The end of the run that starts at buf[i]: the first byte at or after i
- * that stops state's runs, or len.  Runs are copied with one append, not
- * byte by byte through the state machine: a plain per-byte parser costs a
- * whole login 1,280,289 more instructions, 1.9% (bench/login.py, su, the
- * medium tree: 68,393,266 against 67,112,977). */
+ * that stops state's runs, or len.  Runs of ordinary bytes are copied with
+ * one append, not byte by byte through the state machine: most bytes of a
+ * file are such runs, and a per-byte append cost a whole login measurably
+ * more, past the 1% that a fast path has to earn (README.md, "Tests and
+ * benchmarks", has the figures). */
 static size_t run_end(const char *buf, size_t i, size_t len, unsigned state_bit)
 {
 	while (i < len && !(stops[(unsigned char)buf[i]] & state_bit))

@@ -36,11 +36,11 @@ static void put_commented(FILE *out, const char *p, const char *end, bool all)
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		if (!skipped_line(p, n)) {
+		if (!pamenv_skipped_line(p, n)) {
 			fputs("# ", out);
-			put_comment_text(out, p, n);
+			pamenv_put_comment_text(out, p, n);
 		} else if (all) {
-			put_comment_text(out, p, n);
+			pamenv_put_comment_text(out, p, n);
 		}
 		p += n;
 	}
@@ -50,11 +50,11 @@ static void put_commented(FILE *out, const char *p, const char *end, bool all)
  * HOME and SHELL and the user name are what a login starts with. */
 static const char *item_var(const struct part *pt)
 {
-	if (part_is(pt, "HOME"))
+	if (pamenv_part_is(pt, "HOME"))
 		return "HOME";
-	if (part_is(pt, "SHELL"))
+	if (pamenv_part_is(pt, "SHELL"))
 		return "SHELL";
-	if (part_is(pt, "PAM_USER"))
+	if (pamenv_part_is(pt, "PAM_USER"))
 		return "USER";
 	return NULL;
 }
@@ -65,7 +65,7 @@ static bool item_unseen(const struct part *pt)
 	size_t i;
 
 	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++)
-		if (part_is(pt, items[i]))
+		if (pamenv_part_is(pt, items[i]))
 			return true;
 	return false;
 }
@@ -116,7 +116,7 @@ static void scan_value(const struct val *v, struct vscan *vs, void *const *known
 	memset(vs, 0, sizeof(*vs));
 	if (v->kind != V_TEXT)
 		return;
-	while (next_part(&cur, end, &pt) != P_END) {
+	while (pamenv_next_part(&cur, end, &pt) != P_END) {
 		if (pt.kind == P_ABORT) {
 			vs->abort = true;
 			return;
@@ -233,7 +233,7 @@ static int render(struct envd_buf *s, const struct val *v)
 
 	if (v->kind != V_TEXT)
 		return 0;
-	while (r == 0 && next_part(&cur, end, &pt) != P_END) {
+	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
 		if (pt.kind == P_LIT)
 			r = add_literal(s, pt.p, pt.n);
 		else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n))
@@ -251,12 +251,12 @@ static int note_fallback(struct ctx *c, const struct part *pt)
 	static const char *const names[] = {"HOME", "USER", "LOGNAME", "SHELL"};
 	size_t i;
 
-	if (part_is(pt, "PATH"))
+	if (pamenv_part_is(pt, "PATH"))
 		return note(c, "inexact",
 		            "where the login has no PATH, pam_env expanded ${PATH} to nothing; "
 		            "pam_envd uses the default PATH");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (part_is(pt, names[i]))
+		if (pamenv_part_is(pt, names[i]))
 			return note(c, "inexact",
 			            "where the login has no %s, pam_env expanded ${%s} to nothing; "
 			            "pam_envd uses the passwd entry's",
@@ -274,7 +274,7 @@ static int note_refs(struct ctx *c, const struct val *v)
 
 	if (v->kind != V_TEXT)
 		return 0;
-	while (r == 0 && next_part(&cur, end, &pt) != P_END) {
+	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
 		if (pt.kind == P_ENV && !envd_name_valid(pt.p, pt.n))
 			r = note(c, "note", "${%.*s} is not a variable name: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
@@ -370,7 +370,7 @@ static size_t override_refs(const struct val *v, struct part *refs, size_t max)
 	struct part pt;
 	size_t k = 0;
 
-	while (next_part(&cur, end, &pt) != P_END)
+	while (pamenv_next_part(&cur, end, &pt) != P_END)
 		if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n) && k < max)
 			refs[k++] = pt;
 	return k;
@@ -648,7 +648,7 @@ static int do_line(struct ctx *c, const struct logical *lg, const struct reader 
 	size_t n;
 	int e;
 
-	parse_pam_line(lg->text, &ln.pl);
+	pamenv_parse_line(lg->text, &ln.pl);
 	if (ln.pl.bad && ln.pl.name_len == 0)
 		return ignored(c, lg, "the line starts with a blank, which makes the name empty");
 	if (ln.pl.bad) {
@@ -686,7 +686,7 @@ static int translate_all(struct ctx *c, const char *data, size_t len)
 
 	if (!lg)
 		return -ENOMEM;
-	while ((k = assemble(&r, lg)) == RD_LINE && (e = do_line(c, lg, &r)) == 0)
+	while ((k = pamenv_assemble(&r, lg)) == RD_LINE && (e = do_line(c, lg, &r)) == 0)
 		;
 	if (e == 0 && k == RD_STOP)
 		e = stop(c, lg, &r, lg->stop);
@@ -699,7 +699,7 @@ static int translate_all(struct ctx *c, const char *data, size_t len)
 static void put_header(FILE *out, const char *file)
 {
 	fputs("# ", out);
-	put_comment_text(out, file, strlen(file));
+	pamenv_put_comment_text(out, file, strlen(file));
 	fputs("# as an environment.d file, by envd import-pam-environment.  Save it in\n"
 	      "# ~/.config/environment.d/ as 99-pam-environment.conf: that name sorts after\n"
 	      "# 99-environment.conf (/etc/environment), which pam_env read first.\n"
@@ -775,7 +775,7 @@ static int read_as(const char *file, const struct passwd *pw, const char *as, st
 			return -EIO;
 		}
 	}
-	r = read_file(file, child ? &ids : NULL, pw->pw_uid, buf, &reason);
+	r = pamenv_read_file(file, child ? &ids : NULL, pw->pw_uid, buf, &reason);
 	if (child)
 		envd_ids_free(&ids);
 	if (r < 0) {

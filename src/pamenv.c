@@ -69,8 +69,8 @@ static int read_all(int fd, struct envd_buf *buf)
 	}
 }
 
-int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct envd_buf *buf,
-              const char **reason)
+int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
+                     struct envd_buf *buf, const char **reason)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -94,7 +94,7 @@ int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct 
  * UTF-8 escaped as everywhere in envd's output (escape.c), tabs kept, so
  * that no byte of it can end the comment early (environment.d also ends
  * lines at '\r') or reach a terminal raw. */
-void put_comment_text(FILE *out, const char *s, size_t n)
+void pamenv_put_comment_text(FILE *out, const char *s, size_t n)
 {
 	if (n && s[n - 1] == '\n')
 		n--;
@@ -104,17 +104,17 @@ void put_comment_text(FILE *out, const char *s, size_t n)
 	fputc('\n', out);
 }
 
-bool is_pam_blank(char c)
+bool pamenv_is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
 /* A blank or comment line as pam_env sees it (it skips both). */
-bool skipped_line(const char *s, size_t n)
+bool pamenv_skipped_line(const char *s, size_t n)
 {
 	size_t i = 0;
 
-	while (i < n && is_pam_blank(s[i]))
+	while (i < n && pamenv_is_blank(s[i]))
 		i++;
 	return i == n || s[i] == '#';
 }
@@ -167,7 +167,7 @@ static bool take(struct logical *lg, const char *s, size_t n)
 		append(lg, s, (size_t)(hash - s));
 		return true;
 	}
-	while (e > 0 && is_pam_blank(s[e - 1]))
+	while (e > 0 && pamenv_is_blank(s[e - 1]))
 		e--;
 	if (s[e - 1] == '\\') {
 		append(lg, s, e - 1);
@@ -177,7 +177,7 @@ static bool take(struct logical *lg, const char *s, size_t n)
 	return true;
 }
 
-enum rd assemble(struct reader *r, struct logical *lg)
+enum rd pamenv_assemble(struct reader *r, struct logical *lg)
 {
 	const char *start, *s;
 	unsigned lineno;
@@ -200,8 +200,8 @@ enum rd assemble(struct reader *r, struct logical *lg)
 			}
 			return RD_STOP;
 		}
-		if (skipped_line(s, n)) {
-			put_comment_text(r->out, s, n);
+		if (pamenv_skipped_line(s, n)) {
+			pamenv_put_comment_text(r->out, s, n);
 			continue;
 		}
 		if (!lg->first) {
@@ -232,7 +232,7 @@ static const char *parse_value(const char **tp, struct val *v, int *quoted)
 			return "a quote is not closed";
 		n = (size_t)(q - start);
 		t = q + 1;
-		if (*t && !is_pam_blank(*t))
+		if (*t && !pamenv_is_blank(*t))
 			return "text follows the closing quote";
 		++*quoted;
 	}
@@ -249,7 +249,7 @@ static const char *parse_value(const char **tp, struct val *v, int *quoted)
 	return NULL;
 }
 
-void parse_pam_line(const char *t, struct pline *pl)
+void pamenv_parse_line(const char *t, struct pline *pl)
 {
 	int quoted = 0;
 	struct val *v;
@@ -285,7 +285,7 @@ static bool opens_ref(const char *c, const char *end)
 	return (*c == '$' || *c == '@') && c + 1 < end && c[1] == '{';
 }
 
-enum part_kind next_part(const char **cur, const char *end, struct part *pt)
+enum part_kind pamenv_next_part(const char **cur, const char *end, struct part *pt)
 {
 	const char *c = *cur, *close;
 
@@ -319,7 +319,7 @@ enum part_kind next_part(const char **cur, const char *end, struct part *pt)
 	return P_LIT;
 }
 
-bool part_is(const struct part *pt, const char *name)
+bool pamenv_part_is(const struct part *pt, const char *name)
 {
 	return pt->n == strlen(name) && memcmp(pt->p, name, pt->n) == 0;
 }

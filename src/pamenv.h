@@ -57,20 +57,20 @@ struct part {
  * envd_read_path reads it: a regular file of reader's or root's, its links
  * walked; by a child with as's credentials when as is not NULL.  Returns 0
  * or a negative errno, with *reason when the library gave one. */
-int read_file(const char *path, const struct envd_ids *as, uid_t reader, struct envd_buf *buf,
-              const char **reason);
+int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
+                     struct envd_buf *buf, const char **reason);
 /* Original text in a comment line, escaped (tabs kept). */
-void put_comment_text(FILE *out, const char *s, size_t n);
-bool is_pam_blank(char c);
+void pamenv_put_comment_text(FILE *out, const char *s, size_t n);
+bool pamenv_is_blank(char c);
 /* A blank or comment line as pam_env sees it (it skips both). */
-bool skipped_line(const char *s, size_t n);
+bool pamenv_skipped_line(const char *s, size_t n);
 /* The next logical line into lg; blank and comment lines on the way are
  * passed through to r->out. */
-enum rd assemble(struct reader *r, struct logical *lg);
+enum rd pamenv_assemble(struct reader *r, struct logical *lg);
 /* Splits a logical line into NAME, DEFAULT= and OVERRIDE=. */
-void parse_pam_line(const char *t, struct pline *pl);
+void pamenv_parse_line(const char *t, struct pline *pl);
 /* The next part of a value in [*cur, end): literal text, ${X} or @{X}. */
-enum part_kind next_part(const char **cur, const char *end, struct part *pt);
-bool part_is(const struct part *pt, const char *name);
+enum part_kind pamenv_next_part(const char **cur, const char *end, struct part *pt);
+bool pamenv_part_is(const struct part *pt, const char *name);
 
 #endif

@@ -42,7 +42,7 @@ tests_fault_pam_envd_fault_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -sh
 tests_fault_driver_SOURCES = tests/fault/driver.c tests/fault/wrap.c tests/fault/fault.h \
 	tests/lib/pamtest.c tests/lib/pamtest.h tests/lib/testfs.c \
 	tests/lib/testfs.h
-tests_fault_driver_CPPFLAGS = $(AM_CPPFLAGS) \
+tests_fault_driver_CPPFLAGS = $(test_cppflags) \
 	-DFAULT_SO='"$(abs_top_builddir)/tests/fault/.libs/pam_envd_fault.so"'
 tests_fault_driver_LDADD = $(PAM_LIBS) -ldl
 tests_fault_driver_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
-/* envd - show, explain and lint the environment a login gets from the
- * environment.d directories.  Loads through the same envd_load() as
- * pam_envd.so, with the same defaults. */
+/* main.c - the envd command: show, explain and lint the environment a
+ * login gets from the environment.d directories.  Loads through the same
+ * envd_load() as pam_envd.so, with the same defaults. */
 #include "config.h"
 
 #include <errno.h>
