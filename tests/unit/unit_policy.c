@@ -35,6 +35,24 @@ static struct envd_policy *policy(bool defaults, const char *allow, const char *
 		assert_true(why_[0] != '\0');                                                      \
 	} while (0)
 
+/* A name refused with a reason that holds a word of its family. */
+struct refusal {
+	const char *name, *reason;
+};
+
+static void assert_refusals(const struct envd_policy *p, const struct refusal *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *why = envd_policy_check(p, cases[i].name, NULL);
+
+		if (!why)
+			fail_msg("%s should be refused", cases[i].name);
+		if (!strstr(why, cases[i].reason))
+			fail_msg("%s refused with \"%s\", expected a reason about %s",
+			         cases[i].name, why, cases[i].reason);
+	}
+}
+
 #define assert_allowed(p, name)                                                                    \
 	do {                                                                                       \
 		const char *why_ = envd_policy_check((p), (name), NULL);                           \
@@ -681,9 +699,7 @@ static void test_bad_patterns(void **state)
 static void test_root_tool_names(void **state)
 {
 	/* clang-format off */
-	static const struct {
-		const char *name, *reason;
-	} cases[] = {
+	static const struct refusal cases[] = {
 	    /* D-Bus: unixexec: makes every client run a command */
 	    {"DBUS_SYSTEM_BUS_ADDRESS", "D-Bus"}, {"DBUS_STARTER_ADDRESS", "D-Bus"},
 	    /* git: all of GIT_* */
@@ -727,18 +743,9 @@ static void test_root_tool_names(void **state)
 	};
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < TU_LEN(cases); i++) {
-		const char *why = envd_policy_check(p, cases[i].name, NULL);
-
-		if (!why)
-			fail_msg("%s should be refused", cases[i].name);
-		if (!strstr(why, cases[i].reason))
-			fail_msg("%s refused with \"%s\", expected a reason about %s",
-			         cases[i].name, why, cases[i].reason);
-	}
+	assert_refusals(p, cases, TU_LEN(cases));
 	envd_policy_free(p);
 }
 
@@ -748,9 +755,7 @@ static void test_root_tool_names(void **state)
 static void test_sweep_names(void **state)
 {
 	/* clang-format off */
-	static const struct {
-		const char *name, *reason;
-	} cases[] = {
+	static const struct refusal cases[] = {
 	    /* the issue's: configuration, file system tables, temporary files */
 	    {"APT_CONFIG", "configuration"}, {"RUBYGEMS_GEMDEPS", "interpreter"},
 	    {"BLKID_FILE", "file system"}, {"LIBMOUNT_FSTAB", "file system"},
@@ -826,15 +831,7 @@ static void test_sweep_names(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < TU_LEN(cases); i++) {
-		const char *why = envd_policy_check(p, cases[i].name, NULL);
-
-		if (!why)
-			fail_msg("%s should be refused", cases[i].name);
-		if (!strstr(why, cases[i].reason))
-			fail_msg("%s refused with \"%s\", expected a reason about %s",
-			         cases[i].name, why, cases[i].reason);
-	}
+	assert_refusals(p, cases, TU_LEN(cases));
 	for (i = 0; i < TU_LEN(allowed); i++)
 		assert_allowed(p, allowed[i]);
 	envd_policy_free(p);
