@@ -44,5 +44,7 @@ if ! command -v apt-get >/dev/null 2>&1; then
 	exit 1
 fi
 echo "dev: installing build and test dependencies: ${missing[*]}" >&2
-$sudo apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# another apt run (a second checkout's ./dev) holds the lock: wait for it
+lock=(-o DPkg::Lock::Timeout=900)
+$sudo apt-get "${lock[@]}" update -qq >/dev/null
+DEBIAN_FRONTEND=noninteractive $sudo apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
