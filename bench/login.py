@@ -6,6 +6,7 @@
     bench/login.py --module NAME=PATH [--module NAME=PATH ...] [--runs N]
                    [--mode su|pamtester] [--size small|medium|large]
                    [--user USER] [--keep-user] [--wall N] [--lang LANG]
+                   [--floor ENVD] [--keep-profiles DIR]
 
 Counts the instructions (valgrind --tool=callgrind, total Ir) of one whole
 login, once with no pam_envd line at all ("none") and once per module given.
@@ -33,6 +34,15 @@ ends with "session optional PATH system_dirs=..." for the module measured
 end unless --keep-user; its ~/.config/environment.d gets the user part of a
 bench/gen_tree.py tree, and system_dirs= points pam_envd at the tree's
 system part, so the module reads the whole tree.
+
+--floor ENVD adds "floor": bench/pam_floor.c (the calls any module with
+pam_envd's job cannot avoid: the user, the PAM environment, getgrouplist, a
+reader forked twice that takes the user's ids, one pam_putenv per variable)
+writing the variables ENVD (a built envd) shows for the same user and tree.
+The login with the floor is the least a login with the user's variables
+can cost: the login shell's own work on them (a locale variable makes bash
+load that locale) is in it as it is in pam_envd's.  --keep-profiles DIR
+copies every callgrind profile there (DIR/cg.NAME.*) for callgrind_annotate.
 
 The runs of all modules are interleaved (run 1 of each, then run 2 of each,
 ...) and the median of --runs is reported: Ir per login, the difference to
@@ -76,6 +86,9 @@ def parse_args():
     ap.add_argument("--wall", type=int, default=0, metavar="N",
                     help="also the wall time, N hyperfine runs per module")
     ap.add_argument("--lang", default="C", help="LANG of the login (default C)")
+    ap.add_argument("--floor", metavar="ENVD",
+                    help="add the floor module (bench/pam_floor.c), its variables from this envd")
+    ap.add_argument("--keep-profiles", metavar="DIR", help="copy the callgrind profiles to DIR")
     a = ap.parse_args()
     mods = [("none", None)]
     for m in a.module:
@@ -120,12 +133,14 @@ def make_tree(work, size, user):
 
 
 def pam_dir(work, name, module, system_dirs):
-    """A copy of /etc/pam.d whose common-session ends with module's line."""
+    """A copy of /etc/pam.d whose common-session ends with module's line
+    (module: a path, or a path and its arguments for the floor)."""
     d = os.path.join(work, "pam.d." + name)
     shutil.copytree("/etc/pam.d", d, symlinks=True)
     if module:
+        line = module if name == "floor" else "%s system_dirs=%s" % (module, system_dirs)
         with open(os.path.join(d, "common-session"), "a") as f:
-            f.write("session optional %s system_dirs=%s\n" % (module, system_dirs))
+            f.write("session optional %s\n" % line)
     return d
 
 
@@ -150,7 +165,27 @@ def wall_ms(work, tag, pamd, mode, user, runs, lang):
     return 1000.0 * benchlib.median_of(js)
 
 
-def measure(work, tag, pamd, mode, user, lang):
+def floor_module(work, envd, user):
+    """Build bench/pam_floor.c and write what envd shows for user and the
+    tree (work/root) as its vars= file.  Returns the module's line
+    arguments: PATH vars=FILE."""
+    so = os.path.join(work, "pam_floor.so")
+    p = subprocess.run(["cc", "-O2", "-fPIC", "-shared", "-o", so, os.path.join(HERE, "pam_floor.c"),
+                        "-lpam"], capture_output=True, text=True)
+    if p.returncode:
+        die("cannot build bench/pam_floor.c: " + p.stderr.strip()[-2000:])
+    nul = os.path.join(work, "floor.nul")
+    with open(nul, "wb") as f:
+        p = subprocess.run(["env", "-i", "PATH=" + PATH, envd, "show", "--format", "nul",
+                            "--root", os.path.join(work, "root"), user], stdout=f,
+                           stderr=subprocess.PIPE, text=True)
+    if p.returncode:
+        die("envd show %s failed: %s" % (user, p.stderr.strip()))
+    os.chmod(nul, 0o644)
+    return "%s vars=%s" % (so, nul)
+
+
+def measure(work, tag, pamd, mode, user, lang, keep=None):
     """Ir of one login: the sum over every process valgrind followed."""
     out = tempfile.mkdtemp(prefix="cg.%s." % tag, dir=work)
     os.chmod(out, 0o1777)  # the login shell writes its file as the user
@@ -168,6 +203,8 @@ def measure(work, tag, pamd, mode, user, lang):
     if not files:
         die("no callgrind output for " + tag)
     total = sum(benchlib.ir_of(f) for f in files)
+    if keep:
+        shutil.copytree(out, os.path.join(keep, os.path.basename(out)), dirs_exist_ok=True)
     shutil.rmtree(out)
     return total, len(files)
 
@@ -189,12 +226,17 @@ def main():
         shutil.copyfile(shutil.which("su"), os.path.join(work, "su"))
         os.chmod(os.path.join(work, "su"), 0o755)
         system_dirs = make_tree(work, a.size, a.user)
+        if a.floor:
+            mods.insert(1, ("floor", floor_module(work, os.path.abspath(a.floor), a.user)))
+        if a.keep_profiles:
+            os.makedirs(a.keep_profiles, exist_ok=True)
         dirs = {name: pam_dir(work, name, path, system_dirs) for name, path in mods}
         ir = {name: [] for name, _ in mods}
         procs = {}
         for r in range(a.runs):
             for name, _ in mods:
-                n, procs[name] = measure(work, name, dirs[name], a.mode, a.user, a.lang)
+                n, procs[name] = measure(work, name, dirs[name], a.mode, a.user, a.lang,
+                                         a.keep_profiles)
                 ir[name].append(n)
                 print("run %d %-12s %d" % (r + 1, name, n), file=sys.stderr, flush=True)
         wall = {}
@@ -210,16 +252,18 @@ def main():
                             stderr=subprocess.DEVNULL)
 
     med = {name: int(statistics.median(v)) for name, v in ir.items()}
-    first = mods[1][0] if len(mods) > 1 else mods[0][0]
+    first = [m for m in mods if m[0] not in ("none", "floor")] or mods
+    first = first[0][0]
     print("login: %s, tree %s, LANG %s, user %s, median of %d runs, Ir summed over %d "
           "processes" % (a.mode, a.size, a.lang, a.user, a.runs, procs[first]))
-    print("%-14s %14s %12s %9s %12s %9s" % ("module", "Ir/login", "vs none", "%", "vs " + first, "%"))
+    print("%-14s %14s %12s %9s %8s %12s %9s" % ("module", "Ir/login", "vs none", "%", "x none",
+                                                "vs " + first, "%"))
     for name, _ in mods:
         m = med[name]
         dn = m - med["none"]
         df = m - med[first]
-        print("%-14s %14d %+12d %+8.2f%% %+12d %+8.2f%%" %
-              (name, m, dn, 100.0 * dn / m, df, 100.0 * df / med[first]))
+        print("%-14s %14d %+12d %+8.2f%% %7.3fx %+12d %+8.2f%%" %
+              (name, m, dn, 100.0 * dn / m, m / med["none"], df, 100.0 * df / med[first]))
     if wall:
         print("wall time (hyperfine, median of %d, no valgrind)" % a.wall)
         print("%-14s %10s %10s %9s" % ("module", "ms/login", "vs none", "%"))
