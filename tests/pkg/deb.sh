@@ -262,7 +262,7 @@ EOF
 cycle() {
 	local n=$1 line_sd line_ed
 	if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"${debs[@]}" >"$TMP/install.log" 2>&1; then
+		-o DPkg::Lock::Timeout=900 "${debs[@]}" >"$TMP/install.log" 2>&1; then
 		installed=yes
 		pass "cycle $n: apt-get install ./libpam-envd_*.deb ./envd_*.deb"
 	else
@@ -330,7 +330,8 @@ su: ok
 	fi
 	[ "$n" != 1 ] || login_shells
 
-	if DEBIAN_FRONTEND=noninteractive apt-get remove -y -q libpam-envd envd >"$TMP/remove.log" 2>&1; then
+	if DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=900 \
+		libpam-envd envd >"$TMP/remove.log" 2>&1; then
 		pass "cycle $n: apt-get remove"
 	else
 		fail "cycle $n: apt-get remove: $(tail -n 20 "$TMP/remove.log")"
