@@ -11,7 +11,10 @@
 #    /etc/pam.d/common-session after pam_systemd; a real user's
 #    environment.d variables reach a pamtester session of a service that
 #    includes common-session and (first cycle) real login shells: bash,
-#    dash and zsh through su -l, bash through login on a pseudo-terminal;
+#    dash and zsh through su -l, bash through login on a pseudo-terminal,
+#    and cron (first cycle): none of the user's variables in a session of
+#    Debian's real /etc/pam.d/cron, pamtester's and a real job's of the
+#    real daemon, and all of them with the opt-in pair of pam_envd(8);
 #    then apt-get remove and dpkg --purge, after which /etc/pam.d,
 #    /var/lib/pam, /etc/profile.d, /usr/share/pam-configs and every path of
 #    the packages are as they were.  Under the lock of tests/e2e/install.sh;
@@ -94,6 +97,7 @@ installed=no
 # shellcheck disable=SC2317 # run at exit
 cleanup() {
 	local u
+	! declare -F cron_restore >/dev/null || cron_restore
 	if [ "$installed" = yes ]; then
 		dpkg --purge libpam-envd envd >/dev/null 2>&1
 	fi
@@ -259,10 +263,179 @@ EOF
 	fi
 }
 
+# ---- cron: the decision of pam_envd(8), CRON AND OTHER NON-INTERACTIVE
+# SESSIONS.  Debian's real /etc/pam.d/cron includes
+# common-session-noninteractive, where the interactive-only profiles put
+# nothing: a cron session gets none of the user's variables.  The opt-in
+# the manual page gives, the pair added to /etc/pam.d/cron, gives them.
+# Each state is checked through a pamtester session of the cron service
+# and, when no cron daemon runs here, through a real job of the real
+# daemon: an @reboot job, which cron runs at once when it starts and finds
+# no /run/crond.reboot (its "first start since boot" mark), so the daemon
+# lives for the seconds the job takes instead of up to a minute.  A pam_exec
+# recorder appended to the file shows the PAM environment at the end of
+# the stack at open and at close.  The file, the crontab and cron's marks
+# in /run are restored, the daemon stopped by its pid.
+CRON_PID=
+CRON_TAB=no
+CRON_RUN=()   # cron's files in /run that were not there before
+# shellcheck disable=SC2317 # run at exit
+cron_restore() {
+	local f
+	[ -z "$CRON_PID" ] || stop_pid "$CRON_PID"
+	CRON_PID=
+	[ ! -f "$TMP/cron.pam" ] || cp -p "$TMP/cron.pam" /etc/pam.d/cron
+	if [ "$CRON_TAB" = yes ]; then
+		crontab -u "$u" -r >/dev/null 2>&1
+		CRON_TAB=no
+	fi
+	for f in "${CRON_RUN[@]}"; do rm -f "$f"; done
+	[ ! -e "$TMP/crond.reboot" ] || cp -p "$TMP/crond.reboot" /run/crond.reboot
+}
+# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL
+stop_pid() {
+	local i
+	kill "$1" 2>/dev/null || return 0
+	for i in $(seq 1 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$1" 2>/dev/null || kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+# wait_file FILE SECONDS
+wait_file() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# cron_file STATE: /etc/pam.d/cron as Debian ships it (default) or with
+# the pair of the manual page (opt-in), then the recorder at the end
+cron_file() {
+	if [ "$1" = opt-in ]; then
+		awk '!c && /^session[[:space:]]/ { print "session optional pam_envd.so cleanup"; c = 1 }
+			{ print }
+			END { print "session optional pam_envd.so" }' "$TMP/cron.pam" >/etc/pam.d/cron
+		if envd audit cron >"$TMP/audit.out" 2>&1 && [ "$(head -n 1 "$TMP/audit.out")" = "cron: ok" ]; then
+			pass "cron opt-in: envd audit cron: ok with the pair of the manual page"
+		else
+			fail "cron opt-in: envd audit cron: $(cat "$TMP/audit.out")"
+		fi
+	else
+		cp -p "$TMP/cron.pam" /etc/pam.d/cron
+	fi
+	echo "session optional pam_exec.so $TMP/cron-record $TMP/cron/rec" >>/etc/pam.d/cron
+}
+# cron_user_values STATE WHAT FILE: the names of the user's values in FILE
+cron_user_values() {
+	local got=
+	grep -q '^PKG_TEST=' "$3" && got="$got PKG_TEST"
+	[ "$(val "$3" XDG_DATA_DIRS)" != "$h/share" ] || got="$got XDG_DATA_DIRS"
+	! grep -q '^PATH=.*/opt/pam-envd-deb-test' "$3" || got="$got PATH"
+	echo "${got# }"
+}
+# cron_check STATE WHAT FILE WANT: FILE (a record of WHAT) has the user's
+# values (WANT yes) or none of them (no)
+cron_check() {
+	local s=$1 what=$2 f=$3 want=$4 got
+	if [ ! -s "$f" ]; then
+		fail "cron $s: $what: nothing recorded"
+		return
+	fi
+	got=$(cron_user_values "$@")
+	if [ "$want" = no ] && [ -z "$got" ]; then
+		pass "cron $s: $what: none of the user's variables (PATH '$(val "$f" PATH)')"
+	elif [ "$want" = no ]; then
+		fail "cron $s: $what: the user's $got arrived"
+	elif [ "$(val "$f" PKG_TEST)" = "from the package's module" ] &&
+		[ "$(val "$f" XDG_DATA_DIRS)" = "$h/share" ]; then
+		pass "cron $s: $what: PKG_TEST and XDG_DATA_DIRS as the module set them (PATH '$(val "$f" PATH)')"
+	else
+		fail "cron $s: $what: PKG_TEST '$(val "$f" PKG_TEST)', XDG_DATA_DIRS '$(val "$f" XDG_DATA_DIRS)'"
+	fi
+}
+# cron_state STATE WANT: a pamtester session and a job of the daemon with
+# the file of STATE; WANT: the user's values at open (yes or no)
+cron_state() {
+	local s=$1 want=$2 pt=$TMP/cron/pamtester-$1
+	cron_file "$s"
+	rm -f "$TMP/cron/rec".*
+	if ! timeout 60 pamtester cron "$u" open_session close_session >"$TMP/cron.log" 2>&1; then
+		fail "cron $s: pamtester cron $u open_session close_session: $(cat "$TMP/cron.log")"
+	fi
+	mv "$TMP/cron/rec.open_session" "$pt.open" 2>/dev/null
+	mv "$TMP/cron/rec.close_session" "$pt.close" 2>/dev/null
+	cron_check "$s" "pamtester session of the cron service, at open" "$pt.open" "$want"
+	[ "$want" = no ] || cron_check "$s" "pamtester session of the cron service, at close" "$pt.close" no
+	[ "$cron_daemon" = yes ] || return 0
+	rm -f "$TMP/cron/rec".* "$h/cron.env" /run/crond.reboot
+	cron -f >"$TMP/cron-$s.log" 2>&1 &
+	CRON_PID=$!
+	if wait_file "$h/cron.env" 30 && wait_file "$TMP/cron/rec.close_session" 30; then
+		echo "deb: cron $s: the job saw: $(grep -E '^(PKG_TEST|XDG_DATA_DIRS|PATH|LOGNAME)=' "$h/cron.env" | sort | tr '\n' ' ')"
+		pass "cron $s: the cron daemon ran $u's @reboot job and closed its session"
+		cron_check "$s" "the job of the cron daemon" "$h/cron.env" "$want"
+		if [ "$want" = yes ]; then
+			# cron's own variables (PATH=/usr/bin:/bin, SHELL, HOME,
+			# LOGNAME, the crontab's) override the PAM environment
+			case $(val "$h/cron.env" PATH) in
+			*/opt/pam-envd-deb-test*) fail "cron $s: the job's PATH is the user's: '$(val "$h/cron.env" PATH)'" ;;
+			*) pass "cron $s: the job's PATH is cron's own ('$(val "$h/cron.env" PATH)'), as the manual page says" ;;
+			esac
+			cron_check "$s" "the daemon's session, at close" "$TMP/cron/rec.close_session" no
+		fi
+	else
+		fail "cron $s: no job record or close_session within 30 s of starting cron; cron said: $(tail -n 5 "$TMP/cron-$s.log")"
+	fi
+	stop_pid "$CRON_PID"
+	CRON_PID=
+}
+cron_sessions() {
+	local f other
+	have_cmds cron crontab || { skip "cron: $H_WHY"; return; }
+	[ -f /etc/pam.d/cron ] || { skip "cron: no /etc/pam.d/cron (package cron)"; return; }
+	cp -p /etc/pam.d/cron "$TMP/cron.pam"
+	mkdir -m 700 "$TMP/cron"
+	# shellcheck disable=SC2016 # the recorder's shell expands them
+	printf '#!/bin/sh\n/usr/bin/env >"$1.$PAM_TYPE"\n' >"$TMP/cron-record"
+	chmod 755 "$TMP/cron-record"
+	# the daemon: not when one runs (this one would run its jobs twice),
+	# nor when another @reboot job would run with the test's
+	cron_daemon=yes
+	other=$(grep -ls '^[[:space:]]*@reboot' /etc/crontab /etc/cron.d/* /var/spool/cron/crontabs/* 2>/dev/null | head -n 1)
+	if have_cmds pgrep && pgrep -x cron >/dev/null; then
+		cron_daemon=no
+		skip "cron: jobs of the real daemon: a cron daemon runs here already (pamtester sessions only)"
+	elif [ -n "$other" ]; then
+		cron_daemon=no
+		skip "cron: jobs of the real daemon: $other has an @reboot job, which would run too (pamtester sessions only)"
+	else
+		[ ! -e /run/crond.reboot ] || cp -p /run/crond.reboot "$TMP/crond.reboot"
+		for f in /run/crond.reboot /run/crond.pid; do
+			[ -e "$f" ] || CRON_RUN+=("$f")
+		done
+		CRON_TAB=yes
+		# shellcheck disable=SC2016 # the job's shell expands it
+		echo '@reboot /usr/bin/env >"$HOME/cron.env.tmp" && mv "$HOME/cron.env.tmp" "$HOME/cron.env"' |
+			crontab -u "$u" - || { fail "cron: crontab -u $u -"; cron_daemon=no; }
+	fi
+	cron_state default no
+	cron_state opt-in yes
+	cron_restore
+	if cmp -s "$TMP/cron.pam" /etc/pam.d/cron; then
+		pass "cron: /etc/pam.d/cron restored"
+	else
+		fail "cron: /etc/pam.d/cron differs from before"
+	fi
+}
+
 cycle() {
 	local n=$1 line_sd line_ed
 	if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"${debs[@]}" >"$TMP/install.log" 2>&1; then
+		-o DPkg::Lock::Timeout=900 "${debs[@]}" >"$TMP/install.log" 2>&1; then
 		installed=yes
 		pass "cycle $n: apt-get install ./libpam-envd_*.deb ./envd_*.deb"
 	else
@@ -329,8 +502,10 @@ su: ok
 		fail "cycle $n: at close the helper saw: $(grep -E '^(PKG_TEST|XDG_DATA_DIRS|PATH)=' "$TMP/pamtester.close.env" 2>/dev/null | tr '\n' ' ')"
 	fi
 	[ "$n" != 1 ] || login_shells
+	[ "$n" != 1 ] || cron_sessions
 
-	if DEBIAN_FRONTEND=noninteractive apt-get remove -y -q libpam-envd envd >"$TMP/remove.log" 2>&1; then
+	if DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=900 \
+		libpam-envd envd >"$TMP/remove.log" 2>&1; then
 		pass "cycle $n: apt-get remove"
 	else
 		fail "cycle $n: apt-get remove: $(tail -n 20 "$TMP/remove.log")"

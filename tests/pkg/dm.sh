@@ -13,14 +13,21 @@
 # and the session's command records the environment it was given:
 #
 # - LightDM: autologin into an X11 session on Xvfb through /etc/X11/Xsession
-#   (a private --config; a system D-Bus daemon when none runs; no logind);
+#   (a private --config; a system D-Bus daemon when none runs; no logind),
+#   then into a Wayland session (X-LightDM-Session-Type=wayland) on a VT;
 # - greetd: initial_session on a free virtual terminal, twice: with the
 #   package's /etc/profile.d snippet and with it moved away, because greetd
-#   sources /etc/profile, which sets PATH anew;
+#   sources /etc/profile, which sets PATH anew; then a login through a
+#   greeter that starts the session with XDG_SESSION_TYPE=wayland;
 # - nodm: autologin into X on Xvfb; its session runs in "sh -l", so
 #   /etc/profile sets PATH there too;
 # - SDDM and SLiM: autologin into X on Xvfb; /etc/sddm/Xsession and SLiM's
-#   "bash -login /etc/X11/Xsession" source /etc/profile as well.
+#   "bash -login /etc/X11/Xsession" source /etc/profile as well; SDDM
+#   again into a Wayland session through /etc/sddm/wayland-session;
+# - GDM: its real gdm-password service through pamtester, with what GDM
+#   sets before it opens a Wayland session (GDM itself cannot run here).
+# A Wayland session must have XDG_SESSION_TYPE=wayland from the display
+# manager as well as the user's values.
 #
 # The DM's PAM service gets two pam_exec recorders where an admin's logout
 # script would be: on its first session line (at open it shows what the
@@ -217,7 +224,7 @@ EOF
 snapshot() {
 	local pamd
 	pamd=$(find /etc/pam.d -maxdepth 1 \( -name 'common-*' -o -name 'lightdm*' -o -name 'greetd*' \
-		-o -name nodm -o -name 'sddm*' -o -name slim -o -name login \))
+		-o -name nodm -o -name 'sddm*' -o -name slim -o -name login -o -name 'gdm*' \))
 	{
 		# shellcheck disable=SC2086 # file names without blanks
 		find $pamd /var/lib/pam /etc/profile.d /usr/share/pam-configs /etc/pam_envd \
@@ -273,13 +280,14 @@ su "$u" -s /bin/sh -c "mkdir -p '$h/.config/environment.d'"
 # DM_SEEN expands what the display manager put in the PAM environment
 # before the session opened; XDG_SESSION_TYPE, BASH_ENV and LD_PRELOAD are
 # refused names (identity, shell start-up, loader): the DM's own
-# XDG_SESSION_TYPE must stay, the others must not arrive
+# XDG_SESSION_TYPE (x11, wayland or none) must stay, the others must not
+# arrive
 cat >"$h/.config/environment.d/50-dm.conf" <<'EOF'
 DM_PLAIN=plain value from environment.d
 DM_QUOTED="two  spaced words"
 DM_SEEN=type=${XDG_SESSION_TYPE:-none} class=${XDG_SESSION_CLASS:-none} seat=${XDG_SEAT:-none} vt=${XDG_VTNR:-none}
 PATH=$HOME/dm-bin:$PATH
-XDG_SESSION_TYPE=wayland
+XDG_SESSION_TYPE=tty
 BASH_ENV=$HOME/bash_env
 LD_PRELOAD=/nonexistent/pam-envd-dm-test.so
 EOF
@@ -306,6 +314,47 @@ while [ ! -e "$HOME/$1.logout" ] && [ "$i" -lt 1200 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
+EOF
+# greetd's greeter for the Wayland login (greetd_login wayland), as
+# _greetd: "greeter STATE USER CMD...": create_session for USER, the
+# password of STATE/pw for pam_unix's prompt, then start_session CMD with
+# XDG_SESSION_TYPE=wayland; its log in STATE/log.  Started again after the
+# logout, it only waits.
+cat >"$TMP/bin/greeter" <<'EOF'
+import json, os, socket, struct, sys, time
+state, user, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+if os.path.exists(state + "/done"):
+    time.sleep(120)
+    sys.exit(0)
+open(state + "/done", "w").close()
+log = open(state + "/log", "a")
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.connect(os.environ["GREETD_SOCK"])
+def recv(n):
+    b = b""
+    while len(b) < n:
+        c = sock.recv(n - len(b))
+        if not c:
+            raise EOFError("greetd closed the socket")
+        b += c
+    return b
+def call(req):
+    b = json.dumps(req).encode()
+    sock.sendall(struct.pack("=I", len(b)) + b)
+    r = json.loads(recv(struct.unpack("=I", recv(4))[0]))
+    print(req["type"], "->", r.get("type"), r.get("auth_message_type", ""),
+          r.get("description", ""), file=log, flush=True)
+    return r
+r = call({"type": "create_session", "username": user})
+while r.get("type") == "auth_message":
+    answer = None
+    if r.get("auth_message_type") == "secret":
+        answer = open(state + "/pw").read().strip()
+    r = call({"type": "post_auth_message_response", "response": answer})
+if r.get("type") != "success":
+    sys.exit(1)
+r = call({"type": "start_session", "cmd": cmd, "env": ["XDG_SESSION_TYPE=wayland"]})
+sys.exit(0 if r.get("type") == "success" else 1)
 EOF
 # the X server the display managers start: Xvfb, through a wrapper that
 # passes the display and the authority file on and drops what only a VT
@@ -414,11 +463,11 @@ check_login() {
 	else
 		pass "$n: the refused BASH_ENV and LD_PRELOAD did not arrive"
 	fi
-	# the user's XDG_SESSION_TYPE=wayland is refused: the DM's value, or
+	# the user's XDG_SESSION_TYPE=tty is refused: the DM's value, or
 	# none, stays
 	v=$(val "$top" XDG_SESSION_TYPE)
 	if [ "$(val "$f" XDG_SESSION_TYPE)" = "$v" ] && { [ -n "$v" ] || ! has "$f" XDG_SESSION_TYPE; }; then
-		pass "$n: the refused XDG_SESSION_TYPE=wayland did not arrive (the display manager's: '${v:-unset}')"
+		pass "$n: the refused XDG_SESSION_TYPE=tty did not arrive (the display manager's: '${v:-unset}')"
 	else
 		fail "$n: XDG_SESSION_TYPE '$(val "$f" XDG_SESSION_TYPE)' in the session, the display manager's '${v:-unset}'"
 	fi
@@ -466,6 +515,19 @@ seen_of() {
 	echo "type=${t:-none} class=${c:-none} seat=${s:-none} vt=${v:-none}"
 }
 
+# check_wayland NAME RECORD TOP: the display manager put
+# XDG_SESSION_TYPE=wayland in the PAM environment before the session
+# opened (TOP) and the session has it (RECORD)
+check_wayland() {
+	local t s
+	t=$(val "$3" XDG_SESSION_TYPE) s=$(val "$2" XDG_SESSION_TYPE)
+	if [ "$t" = wayland ] && [ "$s" = wayland ]; then
+		pass "$1: XDG_SESSION_TYPE=wayland in the PAM environment before the session opened and in the session"
+	else
+		fail "$1: XDG_SESSION_TYPE '${t:-unset}' at open, '${s:-unset}' in the session; expected wayland"
+	fi
+}
+
 # the DM's own variables at open, before common-session (the top recorder)
 show_dm_env() {
 	echo "dm: $1: the PAM environment the display manager gave (at open, before common-session):"
@@ -497,6 +559,21 @@ start_bus() {
 	echo "dm: started a system D-Bus daemon (pid $p)"
 }
 
+# vt_remember NAME: the active virtual terminal, restored at the end
+# (a DM that starts a session on a VT of its own switches to it); else a
+# skip and a false return
+vt_remember() {
+	[ -z "$vt_orig" ] || return 0
+	vt_orig=$(vt_query active)
+	case $vt_orig in
+	'' | *[!0-9]*)
+		vt_orig=
+		skip "$1: no virtual terminals here (/dev/tty0 cannot be opened or answers no VT_GETSTATE)"
+		return 1
+		;;
+	esac
+}
+
 # ---- one display manager's login, step by step ------------------------------------
 # dm_ready NAME PROCESS: no PROCESS of this machine runs; else a skip and
 # a false return (the caller has checked its tools with have_cmds)
@@ -517,10 +594,10 @@ dm_started() {
 	stop_pid "$pid"
 	return 1
 }
-# dm_opened NAME: top, what the top recorder saw at open (shown), and
-# seen, DM_SEEN's value for it
+# dm_opened NAME [RECORDS]: top, what the top recorder saw at open
+# (shown), and seen, DM_SEEN's value for it
 dm_opened() {
-	top=$TMP/out/$1.top.open_session
+	top=$TMP/out/${2:-$1}.top.open_session
 	[ ! -s "$top" ] || show_dm_env "$1" "$top"
 	seen=$(seen_of "$top")
 }
@@ -555,23 +632,39 @@ dm_stopped() {
 }
 
 # ---- LightDM -------------------------------------------------------------------
-# autologin into an X11 session on Xvfb; the session goes through Debian's
-# session-wrapper, /etc/X11/Xsession, which sources no profile: the PATH is
-# the module's composition over the one LightDM put in the PAM environment
+# autologin into an X11 session on Xvfb, then into a Wayland session.  A
+# session's type is its .desktop file's X-LightDM-Session-Type, "x" unless
+# the file is in /usr/share/wayland-sessions (LightDM's
+# session_config_new_from_file and find_session_config): this test's
+# sessions directory is its own, so the Wayland one says
+# X-LightDM-Session-Type=wayland.  For it LightDM starts no display
+# server, takes a free VT and sets XDG_SESSION_TYPE=wayland and XDG_VTNR.
+# Both go through Debian's session-wrapper, /etc/X11/Xsession, which
+# sources no profile: the PATH is the module's composition over the one
+# LightDM put in the PAM environment
+lightdm_recorders=no
 lightdm_login() {
-	local n=lightdm d=$TMP/lightdm pid p top want seen
+	local type=$1 n=lightdm d=$TMP/lightdm pid p top want seen what
+	[ "$type" = x11 ] || n=lightdm-$type
+	rm -f "$TMP"/out/lightdm.*
 	have_cmds lightdm Xvfb xauth dbus-daemon || { skip "$n: $H_WHY"; return; }
-	dm_ready "$n" "$n" || return
+	dm_ready "$n" lightdm || return
 	[ -x /etc/X11/Xsession ] || { skip "$n: no /etc/X11/Xsession"; return; }
+	[ "$type" = x11 ] || vt_remember "$n" || return
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
-	add_recorders lightdm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
+	if [ "$lightdm_recorders" = no ]; then
+		add_recorders lightdm-autologin lightdm '^-?session[[:space:]]' "@include common-session" || return
+		lightdm_recorders=yes
+	fi
+	rm -rf "$d"
 	mkdir -p "$d/xsessions" "$d/log" "$d/run" "$d/cache"
-	cat >"$d/xsessions/pam-envd-dm.desktop" <<EOF
-[Desktop Entry]
-Name=pam_envd test session
-Exec=$TMP/bin/session $n
-Type=Application
-EOF
+	{
+		echo '[Desktop Entry]'
+		echo 'Name=pam_envd test session'
+		echo "Exec=$TMP/bin/session $n"
+		echo 'Type=Application'
+		[ "$type" = x11 ] || echo 'X-LightDM-Session-Type=wayland'
+	} >"$d/xsessions/pam-envd-dm.desktop"
 	# --config replaces /etc/lightdm/lightdm.conf; Debian's
 	# /usr/share/lightdm/lightdm.conf.d (session-wrapper=/etc/X11/Xsession)
 	# is still read
@@ -589,10 +682,17 @@ EOF
 		--run-dir "$d/run" --cache-dir "$d/cache" >"$d/lightdm.out" 2>&1 &
 	pid=$!
 	dm_started "$n" "$pid" 60 "; end of the LightDM log:" "$d/log/lightdm.log" "$d/lightdm.out" ||
-		return
-	pass "$n: autologin of $u into an X11 session on Xvfb through /etc/X11/Xsession"
-	dm_opened "$n"
-	if [ "$(val "$top" XDG_SESSION_TYPE)" = x11 ]; then
+		{ stop_xservers; return; }
+	if [ "$type" = x11 ]; then
+		what="an X11 session on Xvfb"
+	else
+		what="a Wayland session (X-LightDM-Session-Type=wayland) on VT $(val "$TMP/out/lightdm.top.open_session" XDG_VTNR)"
+	fi
+	pass "$n: autologin of $u into $what through /etc/X11/Xsession"
+	dm_opened "$n" lightdm
+	if [ "$type" = wayland ]; then
+		check_wayland "$n" "$h/$n.env" "$top"
+	elif [ "$(val "$top" XDG_SESSION_TYPE)" = x11 ]; then
 		pass "$n: LightDM put XDG_SESSION_TYPE=x11 in the PAM environment before the session opened"
 	else
 		fail "$n: XDG_SESSION_TYPE at open '$(val "$top" XDG_SESSION_TYPE)'"
@@ -600,8 +700,11 @@ EOF
 	p=$(val "$top" PATH)
 	want="$h/dm-bin:${p:-/usr/local/bin:/usr/bin:/bin}"
 	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
-	dm_logout "$n" "$pid" "$n" LightDM "; end of the LightDM log:" "$d/log/lightdm.log"
-	dm_stopped "$n" "$pid"
+	dm_logout "$n" "$pid" lightdm LightDM "; end of the LightDM log:" "$d/log/lightdm.log"
+	stop_pid "$pid"
+	stop_xservers
+	[ -z "$vt_orig" ] || vt_activate "$vt_orig"
+	dm_closed "$n" lightdm
 }
 
 # ---- greetd --------------------------------------------------------------------
@@ -610,25 +713,26 @@ EOF
 # $HOME/.profile ] && . $HOME/.profile; exec CMD'" (source_profile, true by
 # default), and Debian's /etc/profile sets PATH anew: the module's PATH
 # reaches the session only through the package's /etc/profile.d/pam_envd.sh,
-# which composes the user's PATH over the profile's again.  PROFILE=without
-# runs with that snippet moved away to show it.
+# which composes the user's PATH over the profile's again.  MODE without
+# runs with that snippet moved away to show it.  MODE wayland logs in
+# through a greeter instead (default_session, as _greetd): greetd's IPC
+# (JSON requests on $GREETD_SOCK) authenticates the user with a password
+# set for the run and starts the session with the environment a greeter
+# of Wayland sessions passes, XDG_SESSION_TYPE=wayland, which greetd puts
+# in the PAM environment before pam_open_session (greetd 0.9's
+# start_session "env"; greetd itself sets no session type).
 greetd_login() {
-	local profile=$1 n=greetd d=$TMP/greetd vt pid p top want seen
-	[ "$profile" = with ] || n=greetd-without-snippet
+	local profile=$1 n=greetd d=$TMP/greetd vt pid p top want seen pw
+	case $profile in
+	without) n=greetd-without-snippet ;;
+	wayland) n=greetd-wayland ;;
+	esac
 	rm -f "$TMP"/out/greetd.*
 	have_cmds greetd || { skip "$n: $H_WHY"; return; }
+	[ "$profile" != wayland ] || have_cmds chpasswd || { skip "$n: $H_WHY"; return; }
 	dm_ready "$n" greetd || return
 	getent passwd _greetd >/dev/null || { skip "$n: no _greetd user (greetd's package makes it)"; return; }
-	if [ -z "$vt_orig" ]; then
-		vt_orig=$(vt_query active)
-		case $vt_orig in
-		'' | *[!0-9]*)
-			vt_orig=
-			skip "$n: no virtual terminals here (/dev/tty0 cannot be opened or answers no VT_GETSTATE)"
-			return
-			;;
-		esac
-	fi
+	vt_remember "$n" || return
 	vt=$(vt_query free)
 	case $vt in
 	'' | *[!0-9]* | -1) skip "$n: no free virtual terminal (VT_OPENQRY: '$vt')"; return ;;
@@ -639,32 +743,41 @@ greetd_login() {
 		add_recorders greetd greetd '^@include login$' "@include login" || return
 		greetd_recorders=yes
 	fi
-	[ "$profile" = with ] || mv /etc/profile.d/pam_envd.sh "$TMP/backup/profile.d-pam_envd.sh"
-	cat >"$d/$n.toml" <<EOF
-[terminal]
-vt = $vt
-
-[general]
-runfile = "$d/$n.run"
-source_profile = true
-
-[default_session]
-command = "sleep 60"
-user = "_greetd"
-
-[initial_session]
-command = "$TMP/bin/session $n"
-user = "$u"
-EOF
+	[ "$profile" != without ] || mv /etc/profile.d/pam_envd.sh "$TMP/backup/profile.d-pam_envd.sh"
+	{
+		printf '[terminal]\nvt = %s\n\n[general]\nrunfile = "%s"\nsource_profile = true\n\n' "$vt" "$d/$n.run"
+		if [ "$profile" = wayland ]; then
+			printf '[default_session]\ncommand = "python3 %s %s %s %s %s"\nuser = "_greetd"\n' \
+				"$TMP/bin/greeter" "$d/greeter" "$u" "$TMP/bin/session" "$n"
+		else
+			printf '[default_session]\ncommand = "sleep 60"\nuser = "_greetd"\n\n'
+			printf '[initial_session]\ncommand = "%s %s"\nuser = "%s"\n' "$TMP/bin/session" "$n" "$u"
+		fi
+	} >"$d/$n.toml"
+	if [ "$profile" = wayland ]; then
+		# a password for the greeter to answer pam_unix with (the user
+		# goes at the end); only the greeter's user can read it
+		pw=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+		echo "$u:$pw" | chpasswd || { fail "$n: chpasswd"; return; }
+		mkdir -m 700 "$d/greeter" 2>/dev/null || chmod 700 "$d/greeter"
+		printf '%s\n' "$pw" >"$d/greeter/pw"
+		chown -R _greetd "$d/greeter"
+		chmod 600 "$d/greeter/pw"
+	fi
 	greetd --config "$d/$n.toml" >"$d/$n.log" 2>&1 &
 	pid=$!
-	if ! dm_started "$n" "$pid" 30 " on VT $vt; greetd said:" "$d/$n.log"; then
-		[ "$profile" = with ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
+	if ! dm_started "$n" "$pid" 30 " on VT $vt; greetd said:" "$d/$n.log" "$d/greeter/log"; then
+		[ "$profile" != without ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
 		return
 	fi
-	pass "$n: initial_session of $u on VT $vt (/dev/tty$vt)"
 	top=$TMP/out/greetd.top.open_session
-	[ "$profile" != with ] || show_dm_env "$n" "$top"
+	if [ "$profile" = wayland ]; then
+		pass "$n: the greeter logged $u in on VT $vt (/dev/tty$vt) with start_session env XDG_SESSION_TYPE=wayland"
+		check_wayland "$n" "$h/$n.env" "$top"
+	else
+		pass "$n: initial_session of $u on VT $vt (/dev/tty$vt)"
+	fi
+	[ "$profile" = without ] || show_dm_env "$n" "$top"
 	echo "dm: $n: PATH in the PAM environment after the module: $(val "$TMP/out/greetd.after.open_session" PATH)"
 	seen=$(seen_of "$top")
 	if [ "$(val "$top" XDG_VTNR)" = "$vt" ]; then
@@ -673,7 +786,7 @@ EOF
 		fail "$n: XDG_VTNR at open '$(val "$top" XDG_VTNR)', expected $vt"
 	fi
 	p=$(val "$TMP/out/greetd.after.open_session" PATH)
-	if [ "$profile" = with ]; then
+	if [ "$profile" != without ]; then
 		want="$h/dm-bin:$path_profile"
 	else
 		# the module alone: /etc/profile's PATH replaced the user's
@@ -688,7 +801,7 @@ EOF
 	check_login "$n" "$h/$n.env" "$want" "$seen" "$top"
 	dm_logout "$n" "$pid" greetd greetd "; greetd said:" "$d/$n.log"
 	stop_pid "$pid"
-	[ "$profile" = with ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
+	[ "$profile" != without ] || mv "$TMP/backup/profile.d-pam_envd.sh" /etc/profile.d/pam_envd.sh
 	vt_activate "$vt_orig"
 	dm_closed "$n" greetd "right after @include login" "before @include login"
 }
@@ -729,37 +842,51 @@ nodm_login() {
 }
 
 # ---- SDDM ----------------------------------------------------------------------
-# autologin into an X11 session on Xvfb.  SDDM has no option for another
-# configuration file: a snippet in /etc/sddm.conf.d, removed at the end.
-# Its session script, /etc/sddm/Xsession, sources /etc/profile and
-# ~/.profile in the user's shell (bash here): PATH as with greetd.
+# autologin into an X11 session on Xvfb, then into a Wayland session.
+# SDDM has no option for another configuration file: a snippet in
+# /etc/sddm.conf.d, removed at the end.  The autologin session is looked
+# up in [Wayland] SessionDir (by default /usr/share/wayland-sessions; here
+# the test's own) before [X11] SessionDir: found there, SDDM (0.19) sets
+# XDG_SESSION_TYPE=wayland, its helper takes a new VT (XDG_VTNR, PAM_TTY)
+# and runs the session's Exec through [Wayland] SessionCommand,
+# /etc/sddm/wayland-session; an X11 one runs through /etc/sddm/Xsession.
+# Both source /etc/profile and ~/.profile in the user's shell (bash here):
+# PATH as with greetd.  The X server still starts (SDDM's display server).
+sddm_setup=no
 sddm_login() {
-	local n=sddm d=$TMP/sddm pid top seen f
+	local type=$1 n=sddm d=$TMP/sddm pid top seen f sdir=xsessions what
+	[ "$type" = x11 ] || n=sddm-$type sdir=wayland-sessions
+	rm -f "$TMP"/out/sddm.*
 	have_cmds sddm Xvfb xauth dbus-daemon || { skip "$n: $H_WHY"; return; }
-	dm_ready "$n" "$n" || return
+	dm_ready "$n" sddm || return
+	[ "$type" = x11 ] || vt_remember "$n" || return
 	start_bus || { fail "$n: no system D-Bus daemon could be started"; return; }
-	add_recorders sddm-autologin "$n" '^-?session[[:space:]]' "@include common-session" || return
 	rm -f "$TMP/xserver.refuse"
-	mkdir -p "$d/xsessions"
-	cat >"$d/xsessions/pam-envd-dm.desktop" <<EOF
+	if [ "$sddm_setup" = no ]; then
+		add_recorders sddm-autologin sddm '^-?session[[:space:]]' "@include common-session" || return
+		if [ ! -d /etc/sddm.conf.d ]; then
+			mkdir /etc/sddm.conf.d
+			REMOVE+=(/etc/sddm.conf.d)
+		fi
+		REMOVE+=(/etc/sddm.conf.d/90-pam-envd-dm-test.conf)
+		# where SDDM remembers the last user and session, and its log of
+		# the X session, which its first run on a machine makes
+		for f in /var/lib/sddm/.local /var/lib/sddm/.local/share /var/lib/sddm/.local/share/sddm; do
+			[ -e "$f" ] || REMOVE+=("$f")
+		done
+		for f in /var/lib/sddm/state.conf /var/lib/sddm/.local/share/sddm/xorg-session.log; do
+			if [ -f "$f" ]; then backup "$f"; else REMOVE+=("$f"); fi
+		done
+		sddm_setup=yes
+	fi
+	rm -rf "$d"
+	mkdir -p "$d/xsessions" "$d/wayland-sessions"
+	cat >"$d/$sdir/pam-envd-dm.desktop" <<EOF
 [Desktop Entry]
 Name=pam_envd test session
 Exec=$TMP/bin/session $n
 Type=Application
 EOF
-	if [ ! -d /etc/sddm.conf.d ]; then
-		mkdir /etc/sddm.conf.d
-		REMOVE+=(/etc/sddm.conf.d)
-	fi
-	REMOVE+=(/etc/sddm.conf.d/90-pam-envd-dm-test.conf)
-	# where SDDM remembers the last user and session, and its log of the X
-	# session, which its first run on a machine makes
-	for f in /var/lib/sddm/.local /var/lib/sddm/.local/share /var/lib/sddm/.local/share/sddm; do
-		[ -e "$f" ] || REMOVE+=("$f")
-	done
-	for f in /var/lib/sddm/state.conf /var/lib/sddm/.local/share/sddm/xorg-session.log; do
-		if [ -f "$f" ]; then backup "$f"; else REMOVE+=("$f"); fi
-	done
 	cat >/etc/sddm.conf.d/90-pam-envd-dm-test.conf <<EOF
 [Autologin]
 User=$u
@@ -769,15 +896,27 @@ Relogin=false
 [X11]
 ServerPath=$TMP/bin/xserver
 SessionDir=$d/xsessions
+
+[Wayland]
+SessionDir=$d/wayland-sessions
 EOF
 	sddm >"$d/sddm.log" 2>&1 &
 	pid=$!
 	dm_started "$n" "$pid" 60 "; SDDM said:" "$d/sddm.log" || { stop_xservers; return; }
-	pass "$n: autologin of $u into an X11 session on Xvfb through /etc/sddm/Xsession"
-	dm_opened "$n"
+	if [ "$type" = x11 ]; then
+		what="an X11 session on Xvfb through /etc/sddm/Xsession"
+	else
+		what="a Wayland session on VT $(val "$TMP/out/sddm.top.open_session" XDG_VTNR) through /etc/sddm/wayland-session"
+	fi
+	pass "$n: autologin of $u into $what"
+	dm_opened "$n" sddm
+	[ "$type" = x11 ] || check_wayland "$n" "$h/$n.env" "$top"
 	check_login "$n" "$h/$n.env" "$h/dm-bin:$path_profile" "$seen" "$top"
-	dm_logout "$n" "$pid" "$n" SDDM "; SDDM said:" "$d/sddm.log"
-	dm_stopped "$n" "$pid"
+	dm_logout "$n" "$pid" sddm SDDM "; SDDM said:" "$d/sddm.log"
+	stop_pid "$pid"
+	stop_xservers
+	[ -z "$vt_orig" ] || vt_activate "$vt_orig"
+	dm_closed "$n" sddm
 }
 
 # ---- SLiM ----------------------------------------------------------------------
@@ -821,12 +960,65 @@ slim_login() {
 	dm_stopped "$n" "$pid"
 }
 
-lightdm_login
+# ---- GDM -----------------------------------------------------------------------
+# GDM itself cannot run here (it needs logind and gnome-shell, 180 more
+# packages): its Wayland login goes through its real PAM service,
+# /etc/pam.d/gdm-password of the gdm3 package (taken from the package
+# with apt-get download when gdm3 is not installed, removed at the end),
+# with pamtester setting what GDM's session worker sets before
+# pam_open_session for a Wayland session (GDM 43: gdm-session.c
+# send_session_type, gdm-session-worker.c initialize_pam and
+# set_up_for_new_vt): XDG_SESSION_TYPE=wayland, XDG_SEAT=seat0 and
+# XDG_VTNR of the new VT with pam_putenv (pamtester -E), PAM_TTY its
+# /dev/ttyN (-I tty=).  No process runs the session: what GDM gives it is
+# the PAM environment after the stack (pam_getenvlist), which the
+# recorder after common-session records.  The service runs pam_env before
+# common-session: the top recorder goes right before it, to see the PATH
+# the module starts from.
+gdm_login() {
+	local n=gdm d=$TMP/gdm svc=/etc/pam.d/gdm-password vt p top want seen
+	have_cmds pamtester || { skip "$n: $H_WHY"; return; }
+	rm -f "$TMP"/out/gdm.*
+	mkdir -p "$d"
+	if [ ! -e "$svc" ]; then
+		have_cmds apt-get dpkg-deb || { skip "$n: $H_WHY"; return; }
+		if ! (cd "$d" && apt-get download -q gdm3) >"$d/download.log" 2>&1; then
+			skip "$n: apt-get download gdm3: $(grep -E '^(E|W): ' "$d/download.log" | head -n 2)"
+			return
+		fi
+		dpkg-deb --fsys-tarfile "$d"/gdm3_*.deb | tar -xf - -C "$d" ./etc/pam.d/gdm-password ||
+			{ fail "$n: no etc/pam.d/gdm-password in $(cd "$d" && echo gdm3_*.deb)"; return; }
+		REMOVE+=("$svc")
+		cp "$d/etc/pam.d/gdm-password" "$svc"
+		echo "dm: $n: $svc from $(cd "$d" && echo gdm3_*.deb)"
+	fi
+	add_recorders gdm-password gdm '^@include common-session' "@include common-session" || return
+	vt=$(vt_query free)
+	case $vt in '' | *[!0-9]* | -1) vt=7 ;; esac
+	if ! timeout 60 pamtester -E XDG_SESSION_TYPE=wayland -E XDG_SEAT=seat0 -E "XDG_VTNR=$vt" \
+		-I "tty=/dev/tty$vt" gdm-password "$u" open_session close_session >"$d/pamtester.log" 2>&1; then
+		fail "$n: pamtester gdm-password $u open_session close_session: $(cat "$d/pamtester.log")"
+		return
+	fi
+	pass "$n: a session of $u through GDM's gdm-password with what GDM sets for a Wayland session (VT $vt)"
+	dm_opened "$n"
+	check_wayland "$n" "$TMP/out/gdm.after.open_session" "$top"
+	p=$(val "$top" PATH)
+	want="$h/dm-bin:${p:-/usr/local/bin:/usr/bin:/bin}"
+	check_login "$n" "$TMP/out/gdm.after.open_session" "$want" "$seen" "$top"
+	dm_closed "$n" gdm "right after @include common-session" "right before @include common-session"
+}
+
+lightdm_login x11
+lightdm_login wayland
 greetd_login with
 greetd_login without
+greetd_login wayland
 nodm_login
-sddm_login
+sddm_login x11
+sddm_login wayland
 slim_login
+gdm_login
 
 users=("${USERS[@]}")
 teardown
