@@ -71,7 +71,7 @@ static int group_gid(const char *name, gid_t *gid)
 
 static bool has_gid(const struct envd_config *cfg, gid_t gid)
 {
-	for (size_t i = 0; i < cfg->admin_ngroups; i++)
+	for (size_t i = 0; cfg->admin_groups != NULL && i < cfg->admin_ngroups; i++)
 		if (cfg->admin_groups[i] == gid)
 			return true;
 	return false;
