@@ -104,14 +104,15 @@ static int list_groups(int dirfd, size_t max, char ***out, size_t *n, bool *trun
 	size_t cap = 0, seen = 0;
 	char **v = NULL, **nv;
 	struct dirent *de;
-	int fd = dup(dirfd), r = 0;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int r = 0;
 	DIR *d;
 
 	*out = NULL;
 	*n = 0;
 	*truncated = false;
 	if (fd < 0)
-		return -EIO;
+		return errno == ENOMEM ? -ENOMEM : -EIO;
 	d = fdopendir(fd);
 	if (d == NULL) {
 		close(fd);
@@ -143,7 +144,7 @@ static int list_groups(int dirfd, size_t max, char ***out, size_t *n, bool *trun
 			}
 			v = nv;
 		}
-		v[*n] = strdup(de->d_name);
+		v[*n] = envd_memdup0(de->d_name, strlen(de->d_name));
 		if (v[*n] == NULL) {
 			r = -ENOMEM;
 			break;
