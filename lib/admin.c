@@ -200,10 +200,10 @@ static int group_dirs(struct loader *ld, const char *base)
 	if (r == -EIO)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
 		           "error while listing the group directories");
-	if (r != -ENOMEM) {
+	if (r != -ENOMEM)
 		r = 0;
+	if (n > 1)
 		qsort(names, n, sizeof(*names), by_str);
-	}
 	if (r == 0 && (truncated || n > ENVD_MAX_ADMIN_GROUPS))
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "more than %u group directories: only the first %u in name order "

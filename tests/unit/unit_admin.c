@@ -274,6 +274,28 @@ static void test_group_dir_unsafe(void **state)
 	tu_tree_free(&a.t);
 }
 
+/* An empty group/ (or one holding no directory): nothing to look up. */
+static void test_empty_group_dir(void **state)
+{
+	struct admin a;
+	char group[TU_PATH];
+
+	(void)state;
+	if (!admin_init(&a))
+		skip();
+	tu_write(a.user, "u.conf", "U=1\n");
+	tu_join(group, a.base, "group");
+	tu_rm_rf(group);
+	tu_mkdir_p(group, 0755);
+	tu_load_ok(&a.t);
+	tu_assert_var(&a.t, "U", "1");
+	tu_write(group, "not-a-dir", "X=1\n");
+	tu_load_ok(&a.t);
+	tu_assert_var(&a.t, "U", "1");
+	assert_int_equal(envd_result_file_count(a.t.res), 1);
+	tu_tree_free(&a.t);
+}
+
 static void test_relative_admin_dir(void **state)
 {
 	struct admin a;
@@ -289,10 +311,11 @@ static void test_relative_admin_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    tu_test(test_order_and_masking), tu_test(test_user_masks_admin),
-	    tu_test(test_which_groups),      tu_test(test_unsafe_user_name),
-	    tu_test(test_path_component),    tu_test(test_group_cap),
-	    tu_test(test_group_dir_unsafe),  tu_test(test_relative_admin_dir),
+	    tu_test(test_order_and_masking),  tu_test(test_user_masks_admin),
+	    tu_test(test_which_groups),       tu_test(test_unsafe_user_name),
+	    tu_test(test_path_component),     tu_test(test_group_cap),
+	    tu_test(test_group_dir_unsafe),   tu_test(test_empty_group_dir),
+	    tu_test(test_relative_admin_dir),
 	};
 
 	return cmocka_run_group_tests_name("unit_admin", tests, NULL, NULL);
