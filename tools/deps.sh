@@ -48,8 +48,8 @@ fi
 # own and libnss-ldapd leaves /etc/nsswitch.conf alone.  Another apt run
 # may hold debconf's database for a while: waited for, as the dpkg lock.
 preseed() {
-	local i
-	for i in $(seq 1 180); do
+	local _
+	for _ in $(seq 1 180); do
 		$sudo debconf-set-selections 2>/dev/null <<'EOF' && return 0
 slapd slapd/no_configuration boolean true
 libnss-ldapd libnss-ldapd/nsswitch multiselect

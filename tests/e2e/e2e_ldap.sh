@@ -12,6 +12,7 @@
 # pamtester: the LDAP user in LDAP groups gets its per-user and per-group
 # values; hostile names from the directory ("..", a user and a group) build
 # no path.
+# shellcheck disable=SC2317 # the stop and restore functions run by at_exit
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
@@ -68,7 +69,7 @@ stop_slapd() {
 }
 at_exit stop_slapd
 uri=
-for try in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	port=$((20000 + RANDOM % 20000))
 	# -d: in the foreground, so that $! is slapd itself
 	slapd -f "$L/slapd.conf" -h "ldap://127.0.0.1:$port/" -d 0 >"$L/slapd.log" 2>&1 &
@@ -163,7 +164,7 @@ restore_file() { # FILE BACKUP: FILE back as it was (absent when BACKUP is)
 	fi
 }
 [ ! -e /etc/nslcd.conf ] || cp -p /etc/nslcd.conf "$L/nslcd.conf.orig"
-nslcd_pid= made_run=
+nslcd_pid="" made_run=""
 stop_nslcd() {
 	if [ -n "$nslcd_pid" ]; then
 		kill "$nslcd_pid" 2>/dev/null
