@@ -32,6 +32,11 @@
 #define ENVD_MAX_RESULT_BYTES    (1024u * 1024u)       /* sum of "NAME=VALUE\0" in the result */
 #define ENVD_MAX_DIRS            16u   /* directories per load, the user directory included */
 #define ENVD_MAX_DIAGNOSTICS     1000u /* errors+warnings, and notices+debug, reported per load */
+/* admin_dir: entries of ADMIN/group looked up (NSS) per load, so also the
+ * group directories read at most; and the longest user or group name that
+ * names a directory (NAME_MAX). */
+#define ENVD_MAX_ADMIN_GROUPS 64u
+#define ENVD_MAX_COMPONENT    255u
 /* The user side of one load: symbolic link steps followed (the user
  * directory's path and every file's), and the milliseconds it may take,
  * from the reader's fork to its last record. */
@@ -203,6 +208,16 @@ struct envd_config {
 	const struct envd_ids *user_ids;
 	const char *user_name;
 	gid_t user_gid;
+	/* The administrator's directories for some users and groups
+	 * (admin.c): admin_dir (below root, like system_dirs) holds user/NAME
+	 * and group/NAME.  Read as system directories after the user
+	 * directory: admin_dir/user/admin_user (when admin_user is a plain
+	 * path component), then admin_dir/group/G for each G listed there
+	 * whose gid is one of admin_groups, in strcmp order of G.  NULL: none. */
+	const char *admin_dir;
+	const char *admin_user;
+	const gid_t *admin_groups; /* the user's groups (envd_ids_get) */
+	size_t admin_ngroups;
 };
 
 /* The four system directories of systemd, in precedence order. */
@@ -222,6 +237,7 @@ struct envd_settings {
 	const char *user_dir;     /* template with %h %u %%, or NULL: the default */
 	char **system_dirs;       /* one malloc'd block, NULL-terminated; NULL: the four */
 	const char *default_path; /* PATH of a login that has none */
+	const char *admin_dir;    /* per-user and per-group directories, or NULL */
 	bool nouser;              /* system files only */
 	bool nooverwrite;         /* ENVD_NO_OVERWRITE */
 	bool noexpand;            /* ENVD_NO_EXPAND */

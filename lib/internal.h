@@ -12,6 +12,10 @@
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Directories of one load at most: the user's and the system ones
+ * (ENVD_MAX_DIRS), the administrator's for the user and for its groups. */
+#define ENVD_MAX_ALL_DIRS (ENVD_MAX_DIRS + 1u + ENVD_MAX_ADMIN_GROUPS)
+
 /* The characters of a variable name (names.c has the whole checks). */
 static inline bool envd_name_start(char c) /* a letter or '_' */
 {
@@ -22,6 +26,10 @@ static inline bool envd_name_char(char c) /* a letter, a digit or '_' */
 {
 	return envd_name_start(c) || (c >= '0' && c <= '9');
 }
+
+/* A name that can be one component of a path: not empty, ".", "..", no
+ * '/', no control character, at most ENVD_MAX_COMPONENT bytes (admin.c). */
+bool envd_path_component(const char *s);
 
 /* ---- the default policy (policy.c) ---- */
 struct envd_policy_entry {

@@ -432,9 +432,9 @@ static int set_dirs(struct loader *ld)
 		rl--;
 	for (i = 0; sys[i]; i++)
 		n++;
-	if (n + 1 > ENVD_MAX_DIRS)
+	if (n + 1 > ENVD_MAX_DIRS || (cfg->admin_dir && cfg->admin_dir[0] != '/'))
 		return -EINVAL;
-	ld->dir_paths = calloc(n + 1, sizeof(char *));
+	ld->dir_paths = calloc(ENVD_MAX_ALL_DIRS, sizeof(char *));
 	if (!ld->dir_paths)
 		return -ENOMEM;
 	if (cfg->user_dir) {
@@ -442,6 +442,21 @@ static int set_dirs(struct loader *ld)
 		if (!p)
 			return -ENOMEM;
 		ld->dir_paths[ld->ndirs++] = p;
+	}
+	/* the administrator's, between the user's and the system's */
+	if (cfg->admin_dir) {
+		int r;
+
+		p = malloc(rl + strlen(cfg->admin_dir) + 1);
+		if (!p)
+			return -ENOMEM;
+		if (rl)
+			memcpy(p, cfg->root, rl);
+		strcpy(p + rl, cfg->admin_dir);
+		r = envd_admin_dirs(ld, p);
+		free(p);
+		if (r < 0)
+			return r;
 	}
 	for (i = 0; i < n; i++) {
 		size_t sl = strlen(sys[i]);

@@ -55,6 +55,11 @@ int envd_user_records(struct loader *ld, const char *in, size_t n);
  * files no earlier directory masks. */
 int envd_read_system(struct loader *ld, size_t first_dir);
 
+/* admin.c: appends to ld->dir_paths the per-user directory of base
+ * (admin_dir, root prefix applied) and the user's group directories, in
+ * precedence order.  Returns 0 or -ENOMEM; the rest is reported. */
+int envd_admin_dirs(struct loader *ld, const char *base);
+
 /* lint.c: the warnings of envd check (ENVD_LINT) */
 
 /* The names of dirfd that environment.d does not read.  Returns 0, -ENOMEM

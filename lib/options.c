@@ -69,6 +69,16 @@ static int set_user_dir(const struct envd_option *opt, struct envd_settings *s, 
 	return 0;
 }
 
+/* An absolute directory. */
+static int set_admin_dir(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                         envd_option_report_fn report, void *data)
+{
+	if (value[0] != '/')
+		return bad(opt, s, "a relative directory", report, data);
+	s->admin_dir = value;
+	return 0;
+}
+
 /* DIR:DIR:...  Relative entries are dropped; what remains (even nothing)
  * replaces the default list.  One block: the pointers, then a copy of the
  * value with each ':' made a NUL. */
@@ -212,6 +222,12 @@ const struct envd_option envd_options[] = {
      .arg = "DIRS",
      .help = "system directories instead of the four, ':'-separated",
      .set = set_system_dirs},
+    {.name = "admin_dir",
+     .kind = ENVD_OPT_PATH,
+     .fronts = BOTH,
+     .arg = "DIR",
+     .help = "read DIR/user/USER and DIR/group/GROUP too",
+     .set = set_admin_dir},
     {.name = "default_path",
      .kind = ENVD_OPT_PATH,
      .fronts = BOTH,
@@ -309,6 +325,7 @@ void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg
 	cfg->system_dirs = (const char *const *)s->system_dirs;
 	cfg->flags |= (s->nooverwrite ? ENVD_NO_OVERWRITE : 0) | (s->noexpand ? ENVD_NO_EXPAND : 0);
 	cfg->policy = s->policy;
+	cfg->admin_dir = s->admin_dir;
 	if (s->max_env > 0 && s->max_env < cfg->limits.result_bytes)
 		cfg->limits.result_bytes = s->max_env;
 }

@@ -147,8 +147,8 @@ int envd_read_system(struct loader *ld, size_t first_dir)
 	                         .owner_b = ld->cfg->system_uid,
 	                         .group_ok = (gid_t)-1,
 	                         .safe_dirs = true};
-	int fds[ENVD_MAX_DIRS], r = 0;
-	dev_t devs[ENVD_MAX_DIRS];
+	int fds[ENVD_MAX_ALL_DIRS], r = 0;
+	dev_t devs[ENVD_MAX_ALL_DIRS];
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
 
 	for (d = first_dir; d < nd; d++) {

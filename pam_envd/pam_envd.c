@@ -226,24 +226,27 @@ static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt, const 
 	return PAM_SUCCESS;
 }
 
-/* Who reads the user directory: the user, in a child process.  A root
- * caller looks the groups up now (NSS is not for a forked child); any other
+/* Who reads the user directory: the user, in a child process; and the
+ * groups whose admin_dir directories apply.  A root caller looks the
+ * groups up now (NSS is not for a forked child), once for both; any other
  * caller's child keeps the caller's own credentials.  Returns PAM_SUCCESS,
  * with *dir freed when the groups cannot be had, or PAM_BUF_ERR. */
-static int reader_ids(pam_handle_t *pamh, const struct passwd *pw, char **dir, struct envd_ids *ids)
+static int reader_ids(pam_handle_t *pamh, const struct pe_options *opt, const struct passwd *pw,
+                      char **dir, struct envd_ids *ids)
 {
+	bool reader = *dir != NULL && geteuid() == 0 && pw->pw_uid != 0;
 	int r;
 
 	*ids = (struct envd_ids){.uid = pw->pw_uid, .gid = pw->pw_gid};
-	if (geteuid() != 0 || pw->pw_uid == 0)
+	if (!reader && opt->set.admin_dir == NULL)
 		return PAM_SUCCESS;
 	r = envd_ids_get(pw->pw_name, pw->pw_uid, pw->pw_gid, ids);
 	if (r == -ENOMEM)
 		return PAM_BUF_ERR;
 	if (r < 0) {
 		pam_syslog(pamh, LOG_ERR,
-		           "cannot look up the user's groups; the user's files are "
-		           "skipped");
+		           "cannot look up the user's groups; the user's files and the group "
+		           "directories are skipped");
 		free(*dir);
 		*dir = NULL;
 	}
@@ -292,8 +295,8 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	if (r < 0)
 		goto out;
 	rc = user_dir_for(pamh, &opt, pw, base, &dir);
-	if (rc == PAM_SUCCESS && dir != NULL)
-		rc = reader_ids(pamh, pw, &dir, &ids);
+	if (rc == PAM_SUCCESS && pw != NULL && (dir != NULL || opt.set.admin_dir != NULL))
+		rc = reader_ids(pamh, &opt, pw, &dir, &ids);
 	if (rc != PAM_SUCCESS)
 		goto out;
 
@@ -305,6 +308,9 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		cfg.user_ids = &ids;
 		cfg.user_name = pw->pw_name;
 		cfg.user_gid = pw->pw_gid;
+		cfg.admin_user = pw->pw_name;
+		cfg.admin_groups = ids.groups;
+		cfg.admin_ngroups = ids.ngroups;
 	}
 	cfg.system_uid = 0;
 	cfg.base_env = base;

@@ -79,8 +79,8 @@ static const char usage_head[] =
     "                       json (one object), nul (NAME=VALUE\\0); default env\n"
     "  -e, --explain        show: add the file:line that set each variable, and\n"
     "                       the files masked or skipped with the reason\n"
-    "      --root=DIR       prefix the four system directories with DIR; their\n"
-    "                       files must then belong to DIR's owner instead of root\n"
+    "      --root=DIR       prefix the system directories and --admin-dir with DIR;\n"
+    "                       their files must then belong to DIR's owner, not root\n"
     "      --inherit        expand against this process's environment, as\n"
     "                       systemd's generator does; the user directory follows\n"
     "                       $XDG_CONFIG_HOME or $HOME\n"
@@ -432,15 +432,20 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	 * module's way); anyone else reads with their own rights */
 	rn->cfg.user_name = pw->pw_name;
 	rn->cfg.user_gid = pw->pw_gid;
-	if (rn->cfg.user_dir && geteuid() == 0 && pw->pw_uid != 0) {
+	if ((rn->cfg.user_dir && geteuid() == 0 && pw->pw_uid != 0) || o->set.admin_dir) {
 		r = envd_ids_get(pw->pw_name, pw->pw_uid, pw->pw_gid, &rn->ids);
 		if (r < 0) {
 			fprintf(stderr, "envd: %s: cannot look up the groups: %s\n", pw->pw_name,
 			        strerror(-r));
 			return EXIT_FAIL;
 		}
-		rn->cfg.user_ids = &rn->ids;
+		if (rn->cfg.user_dir && geteuid() == 0 && pw->pw_uid != 0)
+			rn->cfg.user_ids = &rn->ids;
 	}
+	/* --admin-dir: the user's own directory there and its groups' */
+	rn->cfg.admin_user = pw->pw_name;
+	rn->cfg.admin_groups = rn->ids.groups;
+	rn->cfg.admin_ngroups = rn->ids.ngroups;
 	return EXIT_OK;
 }
 

@@ -43,6 +43,22 @@ if ! command -v apt-get >/dev/null 2>&1; then
 	echo "dev: not a Debian system; install the packages listed in README.md" >&2
 	exit 1
 fi
+# slapd and libnss-ldapd (tests/e2e/e2e_ldap.sh, which configures both
+# itself) are installed without questions: slapd makes no database of its
+# own and libnss-ldapd leaves /etc/nsswitch.conf alone.  Another apt run
+# may hold debconf's database for a while: waited for, as the dpkg lock.
+preseed() {
+	local _
+	for _ in $(seq 1 180); do
+		$sudo debconf-set-selections 2>/dev/null <<'EOF' && return 0
+slapd slapd/no_configuration boolean true
+libnss-ldapd libnss-ldapd/nsswitch multiselect
+EOF
+		sleep 5
+	done
+	echo "dev: debconf's database stayed locked: slapd and libnss-ldapd not preseeded" >&2
+}
+case " ${missing[*]} " in *" slapd "* | *" libnss-ldapd "*) preseed ;; esac
 echo "dev: installing build and test dependencies: ${missing[*]}" >&2
 # another apt run (a second checkout's ./dev) holds the lock: wait for it
 lock=(-o DPkg::Lock::Timeout=900)

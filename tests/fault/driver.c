@@ -203,7 +203,8 @@ static const char *const full_root[] = {
     "TMPDIR=/u/tmp",       "U_AFTER=after",
     "SYS_ONE=sys-one",     "LD_LIBRARY_PATH=/s/lib",
     "SYS_REF=one",         "RUN_ONE=run",
-    "LIB_ONE=lib",         NULL,
+    "LIB_ONE=lib",         "ADMIN_USER=yes",
+    "ADMIN_GROUP=yes",     NULL,
 };
 /* The user's files skipped: nothing masks the system files any more. */
 static const char *const nouser_root[] = {
@@ -217,6 +218,8 @@ static const char *const nouser_root[] = {
     "RUN_ONE=run",
     "LIB_ONE=lib",
     "U_ONE=+lib",
+    "ADMIN_USER=yes",
+    "ADMIN_GROUP=yes",
     NULL,
 };
 /* Without root the system files are not root's: all skipped. */
@@ -261,6 +264,8 @@ static const char *const allowed[] = {
     "SYS_SHADOWED=shadowed",
     "MASKED=sys",
     "DIR_MASKED=sys",
+    "ADMIN_USER=yes",
+    "ADMIN_GROUP=yes",
     NULL,
 };
 
@@ -326,7 +331,8 @@ static void put(const char *rel, const char *data, size_t len, mode_t mode)
 static void make_tree(void)
 {
 	char tmpl[] = "/tmp/envd-fault.XXXXXX";
-	char text[4 * PATH_MAX + 256];
+	char text[5 * PATH_MAX + 256], rel[PATH_MAX];
+	const struct group *gr;
 	int n;
 
 	/* below /tmp: every directory above the user's must be root's or the
@@ -397,11 +403,25 @@ static void make_tree(void)
 				die("chown %s: %s", at(*p), strerror(errno));
 	}
 
+	/* admin_dir: the user's directory and its primary group's, read
+	 * last (their basenames sort last) */
+	gr = getgrgid(user_gid);
+	if (gr == NULL)
+		die("no group %u", (unsigned)user_gid);
+	snprintf(rel, sizeof(rel), "sys/admin/user/%s", user);
+	mkdir_p(rel);
+	snprintf(rel, sizeof(rel), "sys/admin/user/%s/95-admin-user.conf", user);
+	PUT(rel, "ADMIN_USER=yes\n");
+	snprintf(rel, sizeof(rel), "sys/admin/group/%s", gr->gr_name);
+	mkdir_p(rel);
+	snprintf(rel, sizeof(rel), "sys/admin/group/%s/96-admin-group.conf", gr->gr_name);
+	PUT(rel, "ADMIN_GROUP=yes\n");
+
 	n = snprintf(text, sizeof(text),
-	             "session required %s user_dir=%s system_dirs=%s:%s:%s:%s "
+	             "session required %s user_dir=%s system_dirs=%s:%s:%s:%s admin_dir=%s "
 	             "user_allow=TMPDIR user_deny=FAULT_DENIED_*\n",
 	             FAULT_SO, at(UDIR), at("sys/etc"), at("sys/run"), at("sys/missing"),
-	             at("sys/lib"));
+	             at("sys/lib"), at("sys/admin"));
 	if (n < 0 || (size_t)n >= sizeof(text))
 		die("service line too long");
 	put("pam.d/fault", text, (size_t)n, 0644);
@@ -759,6 +779,10 @@ static void load_run(struct run *r, unsigned long fail_at, int variant,
 		cfg.user_dir = at(UDIR);
 		cfg.system_dirs = sys;
 		cfg.user_uid = user_uid;
+		cfg.admin_dir = at("sys/admin");
+		cfg.admin_user = user;
+		cfg.admin_groups = &user_gid;
+		cfg.admin_ngroups = 1;
 		cfg.base_env = preset_env;
 		cfg.flags = ENVD_LINT;
 		cfg.policy = policy;
@@ -840,7 +864,13 @@ static unsigned expected_module(int fn, int variant)
 	case F_GETGROUPLIST:
 		return M(O_NOUSER) | M(O_FULL); /* asked again with a larger list */
 	case F_PAM_GETPWNAM:
-		return M(O_NOUSER);
+		/* no passwd entry: no user side, and as root no admin_dir
+		 * file of the user's or its groups' either */
+		return M(O_NOUSER) | M(O_DEGRADED);
+	case F_GETGRNAM_R:
+		/* NSS out of memory fails the load; another error: that
+		 * group's directory is not read */
+		return err == ENOMEM ? M(O_ERR_NONE) : M(O_DEGRADED);
 	case F_PAM_GET_ITEM:
 	case F_PAM_SET_DATA:
 	case F_PAM_GETENVLIST:

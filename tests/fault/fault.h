@@ -17,6 +17,7 @@
 #define ENVD_FAULT_H
 
 #include <dirent.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -48,6 +49,7 @@ enum fault_fn {
 	F_CLOCKTIME,
 	F_READLINKAT,
 	F_GETGROUPLIST,
+	F_GETGRNAM_R,
 	F_GETRANDOM,
 	F_PIPE2,
 	F_FORK,
@@ -141,6 +143,8 @@ long __wrap_syscall(long n, ...);
 int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
 ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n);
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
+int __wrap_getgrnam_r(const char *name, struct group *gr, char *buf, size_t size,
+                      struct group **res);
 int __wrap_pipe2(int fds[2], int flags);
 pid_t __wrap_fork(void);
 struct pollfd;

@@ -15,7 +15,7 @@ fault_wrap_ldflags = \
 	-Wl,--wrap=fstat -Wl,--wrap=fstat64 -Wl,--wrap=fstatat -Wl,--wrap=fstatat64 \
 	-Wl,--wrap=fstatfs -Wl,--wrap=fstatfs64 -Wl,--wrap=close \
 	-Wl,--wrap=fdopendir -Wl,--wrap=readdir -Wl,--wrap=closedir -Wl,--wrap=syscall \
-	-Wl,--wrap=getgrouplist -Wl,--wrap=getrandom -Wl,--wrap=clock_gettime \
+	-Wl,--wrap=getgrouplist -Wl,--wrap=getgrnam_r -Wl,--wrap=getrandom -Wl,--wrap=clock_gettime \
 	-Wl,--wrap=readlinkat -Wl,--wrap=pipe2 -Wl,--wrap=fork -Wl,--wrap=poll \
 	-Wl,--wrap=getgroups -Wl,--wrap=setgroups -Wl,--wrap=setresuid -Wl,--wrap=setresgid \
 	-Wl,--wrap=pam_get_item -Wl,--wrap=pam_get_data -Wl,--wrap=pam_set_data \

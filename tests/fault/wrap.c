@@ -54,6 +54,7 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_CLOCKTIME] = {"clock_gettime", {{EINVAL, "EINVAL"}}, 1},
     [F_READLINKAT] = {"readlinkat", FILEIO},
     [F_GETGROUPLIST] = {"getgrouplist", {{0, "-1"}}, 1},
+    [F_GETGRNAM_R] = {"getgrnam_r", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_GETRANDOM] = {"getrandom", {{EAGAIN, "EAGAIN"}}, 1},
     [F_PIPE2] = {"pipe2", {{EMFILE, "EMFILE"}}, 1},
     [F_FORK] = {"fork", {{EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"}}, 2},
@@ -442,6 +443,17 @@ int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngrou
 	if (HIT(F_GETGROUPLIST))
 		return -1;
 	return getgrouplist(user, group, groups, ngroups);
+}
+
+/* fails as NSS does: the error number returned, no entry */
+int __wrap_getgrnam_r(const char *name, struct group *gr, char *buf, size_t size,
+                      struct group **res)
+{
+	if (HIT(F_GETGRNAM_R)) {
+		*res = NULL;
+		return errno_of(F_GETGRNAM_R);
+	}
+	return getgrnam_r(name, gr, buf, size, res);
 }
 
 int __wrap_pipe2(int fds[2], int flags)

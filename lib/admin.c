@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
+/* admin.c - the administrator's directories for some users and groups.
+ *
+ * With admin_dir set, a load reads ADMIN/user/USER and ADMIN/group/GROUP
+ * (each group of the user that has a directory there) as system
+ * directories: after the user directory, before the system ones, the
+ * user's before the groups', the groups in strcmp order of their names
+ * (load.c's set_dirs puts them there; read.c reads them with the system
+ * side's rules).  Which groups: the entries of ADMIN/group, listed here
+ * (root-owned, checked as every system directory), each looked up by
+ * name (getgrnam_r) and kept when its gid is one of the user's groups
+ * (cfg->admin_groups, the caller's getgrouplist).  A path is built only
+ * from the administrator's own entry names and from the user's name, and
+ * that only when it is a plain path component; a group name NSS gives is
+ * never part of a path.  Bounded: at most ENVD_MAX_ADMIN_GROUPS entries
+ * are looked up (the first in strcmp order), and ADMIN/group is listed up
+ * to sixteen times that many entries. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+#define NSS_BUF_MIN 4096
+#define NSS_BUF_MAX (1024 * 1024)
+
+bool envd_path_component(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > ENVD_MAX_COMPONENT || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* The gid of group name, through NSS.  0 with *gid, -ENOENT, -ENOMEM. */
+static int group_gid(const char *name, gid_t *gid)
+{
+	size_t size = NSS_BUF_MIN;
+	struct group gr, *grp = NULL;
+	char *buf = NULL, *nb;
+	int e;
+
+	for (;;) {
+		nb = realloc(buf, size);
+		if (nb == NULL) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nb;
+		e = getgrnam_r(name, &gr, buf, size, &grp);
+		if (e != ERANGE || size >= NSS_BUF_MAX)
+			break;
+		size *= 2;
+	}
+	if (e == 0 && grp != NULL)
+		*gid = gr.gr_gid;
+	free(buf);
+	return e == 0 && grp != NULL ? 0 : e == ENOMEM ? -ENOMEM : -ENOENT;
+}
+
+static bool has_gid(const struct envd_config *cfg, gid_t gid)
+{
+	for (size_t i = 0; cfg->admin_groups != NULL && i < cfg->admin_ngroups; i++)
+		if (cfg->admin_groups[i] == gid)
+			return true;
+	return false;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends "base/sub/name" to ld->dir_paths.  0 or -ENOMEM. */
+static int push_dir(struct loader *ld, const char *base, const char *sub, const char *name)
+{
+	char *mid = envd_join(base, '/', sub), *p;
+
+	if (mid == NULL)
+		return -ENOMEM;
+	p = envd_join(mid, '/', name);
+	free(mid);
+	if (p == NULL)
+		return -ENOMEM;
+	ld->dir_paths[ld->ndirs++] = p;
+	return 0;
+}
+
+/* The entries of dirfd that may name a group's directory, malloc'd, at
+ * most max listed.  0, -ENOMEM, -EIO. */
+static int list_groups(int dirfd, size_t max, char ***out, size_t *n, bool *truncated)
+{
+	size_t cap = 0, seen = 0;
+	char **v = NULL, **nv;
+	struct dirent *de;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int r = 0;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	*truncated = false;
+	if (fd < 0)
+		return errno == ENOMEM ? -ENOMEM : -EIO;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return errno == ENOMEM ? -ENOMEM : -EIO;
+	}
+	for (;;) {
+		errno = 0;
+		// cppcheck-suppress readdirCalled
+		de = readdir(d);
+		if (de == NULL) {
+			r = errno == 0 ? 0 : errno == ENOMEM ? -ENOMEM : -EIO;
+			break;
+		}
+		if (++seen > max) {
+			*truncated = true;
+			break;
+		}
+		/* hidden names, "." and ".." included, and plain files are no
+		 * group's directory; a link is, when the chase allows it */
+		if (de->d_name[0] == '.' || !envd_path_component(de->d_name) ||
+		    (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = reallocarray(v, cap, sizeof(*v));
+			if (nv == NULL) {
+				r = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[*n] = envd_memdup0(de->d_name, strlen(de->d_name));
+		if (v[*n] == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	*out = v;
+	return r;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The user's groups that have a directory in base/group, in strcmp order
+ * of their names.  0 or -ENOMEM. */
+static int group_dirs(struct loader *ld, const char *base)
+{
+	struct envd_check chk = {.owner_a = ld->cfg->system_uid,
+	                         .owner_b = ld->cfg->system_uid,
+	                         .group_ok = (gid_t)-1,
+	                         .safe_dirs = true};
+	enum envd_reason reason = ENVD_R_NONE;
+	char *path = envd_join(base, '/', "group"), **names = NULL;
+	size_t n = 0, i;
+	bool truncated = false;
+	dev_t dev;
+	int fd, r = 0;
+
+	if (path == NULL)
+		return -ENOMEM;
+	fd = envd_open_dir(path, &chk, false, &reason, &dev);
+	if (fd == -ENOMEM) {
+		free(path);
+		return -ENOMEM;
+	}
+	if (fd < 0) {
+		envd_diagf(&ld->sink, fd == -ENOENT ? ENVD_DEBUG : ENVD_ERROR,
+		           fd == -ENOENT  ? ENVD_C_DIR_MISSING
+		           : fd == -EPERM ? ENVD_C_DIR_UNSAFE
+		                          : ENVD_C_DIR_ERROR,
+		           path, 0, NULL, "group directories: %s, skipped",
+		           envd_reason_text(reason));
+		free(path);
+		return 0;
+	}
+	r = list_groups(fd, (size_t)ENVD_MAX_ADMIN_GROUPS * 16, &names, &n, &truncated);
+	close(fd);
+	if (r == -EIO)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "error while listing the group directories");
+	if (r != -ENOMEM)
+		r = 0;
+	if (n > 1)
+		qsort(names, n, sizeof(*names), by_str);
+	if (r == 0 && (truncated || n > ENVD_MAX_ADMIN_GROUPS))
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "more than %u group directories: only the first %u in name order "
+		           "are considered",
+		           ENVD_MAX_ADMIN_GROUPS, ENVD_MAX_ADMIN_GROUPS);
+	for (i = 0; r == 0 && i < n && i < ENVD_MAX_ADMIN_GROUPS; i++) {
+		gid_t gid;
+
+		r = group_gid(names[i], &gid);
+		if (r == -ENOENT) {
+			char *entry = envd_join(path, '/', names[i]);
+
+			if (entry == NULL)
+				r = -ENOMEM;
+			else
+				envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_DIR_MISSING, entry, 0,
+				           NULL, "no group of this name, skipped");
+			free(entry);
+			r = r == -ENOMEM ? r : 0;
+		} else if (r == 0 && has_gid(ld->cfg, gid))
+			r = push_dir(ld, base, "group", names[i]);
+	}
+	free_names(names, n);
+	free(path);
+	return r;
+}
+
+int envd_admin_dirs(struct loader *ld, const char *base)
+{
+	const struct envd_config *cfg = ld->cfg;
+
+	if (cfg->admin_user && envd_path_component(cfg->admin_user)) {
+		int r = push_dir(ld, base, "user", cfg->admin_user);
+
+		if (r < 0)
+			return r;
+	} else if (cfg->admin_user)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_UNSAFE, base, 0, NULL,
+		           "the user's name cannot name a directory (empty, \".\", \"..\", a '/', "
+		           "a control character or over %u bytes): no per-user directory",
+		           ENVD_MAX_COMPONENT);
+	return group_dirs(ld, base);
+}

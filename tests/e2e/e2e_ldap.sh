@@ -1,0 +1,274 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
+# e2e_ldap.sh - admin_dir= on a fleet whose accounts are not in /etc/passwd:
+# the user and its groups come from a real LDAP directory (root only).
+#
+# slapd on 127.0.0.1 (a free port, a database of its own below the scratch
+# directory), nslcd and libnss-ldapd in front of it, both started here and
+# stopped by pid at exit; /etc/nslcd.conf and /etc/nsswitch.conf are
+# backed up and put back byte for byte at exit (also on failure), and
+# nsswitch.conf holds "ldap" only while the logins run.  A real login with
+# pamtester: the LDAP user in LDAP groups gets its per-user and per-group
+# values; hostile names from the directory ("..", a user and a group) build
+# no path.
+# shellcheck disable=SC2317 # the stop and restore functions run by at_exit
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
+e2e_init
+need_cmds slapd ldapadd ldapsearch nslcd getent cmp
+compgen -G "/usr/lib/*/libnss_ldap.so.2" >/dev/null ||
+	skip_all "libnss_ldap.so.2 missing (package libnss-ldapd)"
+for s in /etc/ldap/schema/core.schema /etc/ldap/schema/cosine.schema /etc/ldap/schema/nis.schema; do
+	[ -f "$s" ] || skip_all "$s missing (package slapd)"
+done
+# a running nslcd is the system's: its socket is not ours to take
+if [ -S /run/nslcd/socket ] || pgrep -x nslcd >/dev/null 2>&1; then
+	skip_all "an nslcd is running already; this test starts its own"
+fi
+
+L=$E2E_TMP/ldap
+mkdir -p "$L/db"
+chmod 700 "$L"
+base=dc=envd,dc=test
+tag=admin-$$
+user=$tag-l              # the LDAP user
+ga=$tag-la gb=$tag-lb    # its LDAP groups
+gp=$tag-lp               # its primary group
+gx=$tag-lx               # a group it is not in
+# numbers no local account has (a scan of the files database)
+id0=$((3900000 + ($$ % 10000) * 10))
+for n in $(seq "$id0" $((id0 + 9))); do
+	if getent -s files passwd "$n" >/dev/null || getent -s files group "$n" >/dev/null; then
+		skip_all "uid or gid $n is taken"
+	fi
+done
+
+# --- slapd ------------------------------------------------------------------------
+cat >"$L/slapd.conf" <<EOF
+include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/nis.schema
+pidfile $L/slapd.pid
+modulepath /usr/lib/ldap
+moduleload back_mdb
+database mdb
+maxsize 10485760
+suffix "$base"
+rootdn "cn=admin,$base"
+rootpw secret
+directory $L/db
+EOF
+slapd_pid=
+stop_slapd() {
+	[ -n "$slapd_pid" ] || return 0
+	kill "$slapd_pid" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$slapd_pid" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$slapd_pid" 2>/dev/null
+	slapd_pid=
+}
+at_exit stop_slapd
+uri=
+for _ in 1 2 3 4 5; do
+	port=$((20000 + RANDOM % 20000))
+	# -d: in the foreground, so that $! is slapd itself
+	slapd -f "$L/slapd.conf" -h "ldap://127.0.0.1:$port/" -d 0 >"$L/slapd.log" 2>&1 &
+	slapd_pid=$!
+	for _ in $(seq 1 50); do
+		if ldapsearch -x -H "ldap://127.0.0.1:$port/" -b "" -s base >/dev/null 2>&1; then
+			uri=ldap://127.0.0.1:$port/
+			break 2
+		fi
+		kill -0 "$slapd_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	stop_slapd
+done
+[ -n "$uri" ] || { echo "FAIL: slapd did not start:"; tail -n 20 "$L/slapd.log"; exit 1; }
+pass "slapd answers on $uri"
+
+ldapadd -x -H "$uri" -D "cn=admin,$base" -w secret >"$L/ldapadd.log" 2>&1 <<EOF
+dn: $base
+objectClass: dcObject
+objectClass: organization
+dc: envd
+o: envd
+
+dn: ou=people,$base
+objectClass: organizationalUnit
+ou: people
+
+dn: ou=groups,$base
+objectClass: organizationalUnit
+ou: groups
+
+dn: uid=$user,ou=people,$base
+objectClass: account
+objectClass: posixAccount
+uid: $user
+cn: $user
+uidNumber: $id0
+gidNumber: $((id0 + 1))
+homeDirectory: $E2E_TMP/home/$user
+loginShell: /bin/sh
+
+dn: uid=..,ou=people,$base
+objectClass: account
+objectClass: posixAccount
+uid: ..
+cn: dotdot
+uidNumber: $((id0 + 2))
+gidNumber: $((id0 + 1))
+homeDirectory: $E2E_TMP/home/dotdot
+loginShell: /bin/sh
+
+dn: cn=$gp,ou=groups,$base
+objectClass: posixGroup
+cn: $gp
+gidNumber: $((id0 + 1))
+
+dn: cn=$ga,ou=groups,$base
+objectClass: posixGroup
+cn: $ga
+gidNumber: $((id0 + 3))
+memberUid: $user
+
+dn: cn=$gb,ou=groups,$base
+objectClass: posixGroup
+cn: $gb
+gidNumber: $((id0 + 4))
+memberUid: $user
+memberUid: ..
+
+dn: cn=$gx,ou=groups,$base
+objectClass: posixGroup
+cn: $gx
+gidNumber: $((id0 + 5))
+
+dn: cn=..,ou=groups,$base
+objectClass: posixGroup
+cn: ..
+gidNumber: $((id0 + 6))
+memberUid: $user
+memberUid: ..
+EOF
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: ldapadd exited $rc:"; cat "$L/ldapadd.log"; exit 1; }
+
+# --- nslcd, with /etc/nslcd.conf of this test ---------------------------------
+restore_file() { # FILE BACKUP: FILE back as it was (absent when BACKUP is)
+	if [ -e "$2" ]; then
+		cp -p "$2" "$1" && cmp -s "$2" "$1" || echo "FAIL: $1 not restored" >&2
+	else
+		rm -f "$1"
+	fi
+}
+[ ! -e /etc/nslcd.conf ] || cp -p /etc/nslcd.conf "$L/nslcd.conf.orig"
+nslcd_pid="" made_run=""
+stop_nslcd() {
+	if [ -n "$nslcd_pid" ]; then
+		kill "$nslcd_pid" 2>/dev/null
+		for _ in $(seq 1 50); do kill -0 "$nslcd_pid" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$nslcd_pid" 2>/dev/null
+		nslcd_pid=
+	fi
+	restore_file /etc/nslcd.conf "$L/nslcd.conf.orig"
+	[ -z "$made_run" ] || rm -rf /run/nslcd
+}
+at_exit stop_nslcd
+cat >/etc/nslcd.conf <<EOF
+uid nslcd
+gid nslcd
+uri $uri
+base $base
+EOF
+chmod 640 /etc/nslcd.conf
+if [ ! -d /run/nslcd ]; then
+	mkdir -p /run/nslcd
+	made_run=1
+fi
+chown nslcd:nslcd /run/nslcd 2>/dev/null || true
+nslcd -n >"$L/nslcd.log" 2>&1 &
+nslcd_pid=$!
+for _ in $(seq 1 50); do [ -S /run/nslcd/socket ] && break; sleep 0.1; done
+[ -S /run/nslcd/socket ] || { echo "FAIL: nslcd did not start:"; cat "$L/nslcd.log"; exit 1; }
+
+# --- the administrator's files ----------------------------------------------------
+mkdir -p "$E2E_TMP/home/$user" "$E2E_TMP/home/dotdot"
+chown "$id0:$((id0 + 1))" "$E2E_TMP/home/$user"
+chown "$((id0 + 2)):$((id0 + 1))" "$E2E_TMP/home/dotdot"
+adm=$E2E_TMP/sys/admin
+mkdir -p "$adm/user/$user" "$adm/group/$ga" "$adm/group/$gb" "$adm/group/$gp" "$adm/group/$gx"
+echo "WHO=ldap-user" >"$adm/user/$user/10-who.conf"
+echo "TEAM=a" >"$adm/group/$ga/20-team.conf"
+echo "TEAM=b" >"$adm/group/$gb/20-team.conf"
+echo "ONLY_B=yes" >"$adm/group/$gb/30-b.conf"
+echo "PRIMARY=yes" >"$adm/group/$gp/30-p.conf"
+echo "NOT_MEMBER=yes" >"$adm/group/$gx/30-x.conf"
+# what user/.. or group/.. would read: the admin directory itself
+echo "HOSTILE=read" >"$adm/hostile.conf"
+chmod -R go-w "$adm"
+
+svc=$(e2e_service ldap <<EOF
+auth     required pam_permit.so
+account  required pam_permit.so
+session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$adm
+session  required pam_exec.so $HELPER $OUT
+EOF
+)
+
+# --- the window: nsswitch.conf with ldap --------------------------------------------
+cp -p /etc/nsswitch.conf "$L/nsswitch.conf.orig"
+nss_on=
+nss_restore() {
+	[ -n "$nss_on" ] || return 0
+	restore_file /etc/nsswitch.conf "$L/nsswitch.conf.orig"
+	nss_on=
+}
+at_exit nss_restore
+nss_on=1
+t0=$(date +%s%N)
+sed -E 's/^(passwd|group):.*/& ldap/' "$L/nsswitch.conf.orig" >/etc/nsswitch.conf
+
+found=$(getent passwd "$user" | cut -d: -f3)
+groups=$(id -Gn "$user" 2>/dev/null | tr " " "\n" | LC_ALL=C sort | tr "\n" " ")
+: >"$E2E_LOG"
+e2e_pam "$svc" "$user" open_session
+r=$(record "$user")
+cp "$r" "$L/user.env" 2>/dev/null
+e2e_pam "$svc" .. open_session
+cp "$(record ..)" "$L/dotdot.env" 2>/dev/null
+if [ -x "${ENVD:-}" ]; then
+	"$ENVD" files "$user" -q --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/files.out" 2>&1
+	"$ENVD" show "$user" -v --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/show.out" \
+		2>"$L/show.err"
+fi
+nss_restore
+echo "nsswitch.conf held ldap for $((($(date +%s%N) - t0) / 1000000)) ms"
+expect_true "nsswitch.conf restored byte for byte" cmp -s "$L/nsswitch.conf.orig" /etc/nsswitch.conf
+expect_false "the LDAP user is gone with the window" getent passwd "$user"
+
+expect_eq "the user comes from LDAP" "$found" "$id0"
+expect_eq "its LDAP groups" "$groups" ".. $ga $gb $gp "
+expect_false "not in /etc/passwd" grep -q "^$user:" /etc/passwd
+expect_eq "open_session succeeds" "$E2E_RC" 0
+expect_eq "per-user value" "$(getvar "$L/user.env" WHO)" ldap-user
+expect_eq "per-group value, groups in name order" "$(getvar "$L/user.env" TEAM)" a
+expect_eq "the second group's value" "$(getvar "$L/user.env" ONLY_B)" yes
+expect_eq "the primary group's value" "$(getvar "$L/user.env" PRIMARY)" yes
+expect_false "not a group it is not in" hasvar "$L/user.env" NOT_MEMBER
+expect_false "group .. builds no path" hasvar "$L/user.env" HOSTILE
+expect_true "user .. : the session opens" test -s "$L/dotdot.env"
+expect_false "user .. builds no path" hasvar "$L/dotdot.env" HOSTILE
+expect_eq "user .. still gets its groups' values" "$(getvar "$L/dotdot.env" ONLY_B)" yes
+[ -z "$E2E_SHIM" ] || expect_true "user .. : said in the log" \
+	grep -q "the user's name cannot name a directory" "$E2E_LOG"
+if [ -x "${ENVD:-}" ]; then
+	expect_true "envd files: the group's file" grep -qx "used    $adm/group/$gb/30-b.conf" "$L/files.out"
+	expect_true "envd show: the per-user value" grep -qx "WHO=ldap-user" "$L/show.out"
+	echo "envd files $user (accounts from LDAP):" && sed 's/^/  /' "$L/files.out"
+	echo "envd show $user:" && sed 's/^/  /' "$L/show.out"
+fi
+echo "the session of $user (helper's record, pam_exec's own variables left out):"
+tr '\0' '\n' <"$L/user.env" | grep -vE '^(PAM_[A-Z]+|PWD|SHLVL|_)=' | sed 's/^/  /'
+e2e_finish
