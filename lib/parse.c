@@ -237,8 +237,7 @@ int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data
 			} else if (c == '\'' || c == '"') {
 				st = c == '"' ? DQUOTE : SQUOTE;
 				p.quote_line = line;
-				p.after_quote = false;
-				p.blank_after_quote = false;
+				pre_value_text(&p);
 			} else if (c == '\\') {
 				st = VALUE_ESCAPE;
 				pre_value_text(&p);

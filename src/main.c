@@ -49,7 +49,35 @@ struct diag_state {
 	int verbose;
 	bool lint;
 	size_t findings;
+	/* show --explain: the lint warnings, "file:line: message" each, for
+	 * the output's end */
+	bool collect;
+	char **kept;
+	size_t n_kept;
+	bool kept_cut; /* out of memory: the rest went to stderr */
 };
+
+/* Keeps d for show --explain's output.  Returns false when it cannot. */
+static bool keep_diag(struct diag_state *st, const struct envd_diag *d)
+{
+	char **v;
+	char *line;
+
+	if (st->kept_cut)
+		return false;
+	v = realloc(st->kept, (st->n_kept + 1) * sizeof(*v));
+	if (v)
+		st->kept = v;
+	if (!v || (d->file && d->line &&
+	           asprintf(&line, "%s:%u: %s", d->file, d->line, d->message) < 0) ||
+	    (d->file && !d->line && asprintf(&line, "%s: %s", d->file, d->message) < 0) ||
+	    (!d->file && asprintf(&line, "envd: %s", d->message) < 0)) {
+		st->kept_cut = true;
+		return false;
+	}
+	st->kept[st->n_kept++] = line;
+	return true;
+}
 
 static const char usage_head[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
@@ -174,6 +202,8 @@ static void on_diag(const struct envd_diag *d, void *data)
 
 	if (finding)
 		st->findings++;
+	if (st->collect && d->severity == ENVD_WARNING && keep_diag(st, d))
+		return;
 	if (st->verbose < level)
 		return;
 	/* file names and the paths inside messages are not ours: escaped */
@@ -572,6 +602,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	envd_config_init(&rn->cfg);
 	rn->ds.verbose = o->verbose;
 	rn->ds.lint = o->cmd == CMD_CHECK;
+	rn->ds.collect = o->cmd == CMD_SHOW && o->explain && o->format == FORMAT_ENV;
 	rn->cfg.diag = on_diag;
 	rn->cfg.diag_data = &rn->ds;
 	rn->cfg.diag_level = o->verbose >= 2   ? ENVD_DEBUG
@@ -626,6 +657,18 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 		rn->cfg.user_ids = &rn->ids;
 	}
 	return EXIT_OK;
+}
+
+/* show --explain's end: what check finds in the files. */
+static void print_kept(FILE *out, const struct diag_state *st)
+{
+	if (st->n_kept)
+		fputs("# envd check finds:\n", out);
+	for (size_t i = 0; i < st->n_kept; i++) {
+		fputs("#   ", out);
+		print_text(out, st->kept[i]);
+		fputc('\n', out);
+	}
 }
 
 /* Why the user directory is not searched, or NULL when it is. */
@@ -713,6 +756,7 @@ int main(int argc, char **argv)
 			print_dirs(stdout, res, "#   ", user_off(&o, &rn));
 			fputs("# files, in the order they are read:\n", stdout);
 			print_files(stdout, res, "#   ");
+			print_kept(stdout, &rn.ds);
 		} else if (o.cmd == CMD_SHOW)
 			print_result(stdout, res, o.format, o.explain);
 		else if (o.cmd == CMD_FILES) {
@@ -732,6 +776,9 @@ out:
 	envd_settings_free(&o.set);
 	free(rn.base);
 	free(rn.env);
+	for (size_t i = 0; i < rn.ds.n_kept; i++)
+		free(rn.ds.kept[i]);
+	free(rn.ds.kept);
 	free(o.sets);
 	free(rn.user_dir);
 	envd_ids_free(&rn.ids);
