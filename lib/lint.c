@@ -192,15 +192,13 @@ void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t 
 {
 	const char *why, *defaults = xdg_defaults(name, strlen(name));
 
-	if (ld->xdg_unset && defaults) {
+	if (ld->xdg_unset && defaults)
 		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_XDG_DEFAULTS, ld->file, ld->line,
 		           name,
 		           "$%s is not set here, as at a login: the value loses the defaults %s "
 		           "that programs assume when it is unset; write ${%s:-%s}",
 		           name, defaults, name, defaults);
-		return;
-	}
-	if (path_like(name) && n > 0 && has_empty_component(v, n))
+	else if (path_like(name) && n > 0 && has_empty_component(v, n))
 		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_EMPTY_PATH, ld->file, ld->line,
 		           name,
 		           "empty component in %s: the current directory is searched "
@@ -214,22 +212,28 @@ void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t 
 		           name, ld->user_ref, why);
 }
 
-/* Only the leading run of name characters of a line's text is shown (the
- * rest may be a value): at most 64 bytes. */
-static int shown_len(const char *key, size_t len)
+/* How much of a key a note shows: an assignment's whole name when it is
+ * valid; of a line without '=', which may be a pasted secret, only a
+ * short leading word followed by a blank ("EDITOR vim").  0: none. */
+static int shown_len(enum envd_parse_note note, const char *key, size_t len)
 {
 	size_t k = 0;
 
-	while (k < len && k < 64 && envd_name_char(key[k]))
+	if (note != ENVD_NOTE_NO_EQUALS)
+		return envd_name_valid(key, len) && len < 256 ? (int)len : 0;
+	while (k < len && k <= 16 && envd_name_char(key[k]))
 		k++;
-	return (int)k;
+	return k > 0 && k <= 16 && k < len && (key[k] == ' ' || key[k] == '\t') &&
+	               envd_name_start(key[0])
+	           ? (int)k
+	           : 0;
 }
 
 void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key, size_t key_len,
                     void *data)
 {
 	struct loader *ld = data;
-	int k = shown_len(key, key_len);
+	int k = shown_len(note, key, key_len);
 	const char *name = k ? "" : "NAME";
 
 	switch (note) {

@@ -240,7 +240,8 @@ int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data
 				pre_value_text(&p);
 			} else if (c == '\\') {
 				st = VALUE_ESCAPE;
-				pre_value_text(&p);
+				p.after_quote = false;
+				p.blank_after_quote = false;
 			} else if (!is_blank(c)) {
 				/* the value's first run (value_trim is still unset) */
 				st = VALUE;

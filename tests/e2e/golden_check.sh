@@ -108,6 +108,13 @@ $f:5: warning: \$XDG_CONFIG_DIRS is not set here, as at a login: the value loses
 $f:6: warning: T: the text after the closing quote is joined to the value, the blanks dropped ('#' starts a comment only at the start of a line); move it to a line of its own
 $f:7: warning: U: a quote after the start of the value is kept as a character, it quotes nothing; quote the whole value: U=\"...\"
 "
+# a line without '=' may be a pasted secret: only a short first word
+# before a blank is shown of it
+printf 'ghp_S3CRETT0KEN0123456789\nabc_longer_than_sixteen more\n' >"$S/u/50-six.conf"
+e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" check
+expect_out "check: a line without '=' that may be a secret is not shown" "$f:1: warning: no '=' on this line: systemd ignores it; write NAME=VALUE
+$f:2: warning: no '=' on this line: systemd ignores it; write NAME=VALUE
+"
 # what is fine stays quiet: a closing quote with text right after it, a
 # quote escaped or inside the other quotes, the supported forms, and
 # XDG_DATA_DIRS with its defaults
