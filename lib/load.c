@@ -155,8 +155,8 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	    .max_depth = lim->depth,
 	    .lookup = lookup,
 	    .lookup_data = ld,
-	    .on_ref = (ld->cfg->flags & ENVD_LINT) || ld->cfg->session_names ? envd_lint_on_ref
-	                                                                      : NULL,
+	    .on_ref =
+	        (ld->cfg->flags & ENVD_LINT) || ld->cfg->session_names ? envd_lint_on_ref : NULL,
 	};
 	int r;
 

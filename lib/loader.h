@@ -40,7 +40,7 @@ struct loader {
 	const char *file;
 	unsigned line;
 	bool user_side;
-	char user_ref[128]; /* lint: a variable a user file set, referenced by the value */
+	char user_ref[128];   /* lint: a variable a user file set, referenced by the value */
 	const char *cur_name; /* the name being assigned */
 	size_t cur_len;
 	bool self_ref;  /* lint: its value referenced the name itself, set */

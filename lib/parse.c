@@ -282,8 +282,7 @@ int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data
 			if (c == '\'') {
 				st = PRE_VALUE;
 				p.after_quote = true;
-			}
-			else if (is_newline(c))
+			} else if (is_newline(c))
 				r = add_value(&p, c);
 			else {
 				r = add_value_run(&p, buf, &i, len, STOP_SQUOTE);
@@ -294,8 +293,7 @@ int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data
 			if (c == '"') {
 				st = PRE_VALUE;
 				p.after_quote = true;
-			}
-			else if (c == '\\')
+			} else if (c == '\\')
 				st = DQUOTE_ESCAPE;
 			else if (is_newline(c))
 				r = add_value(&p, c);

@@ -1433,8 +1433,8 @@ int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
 		struct service s = {.dir = dir,
 		                    .map_etc = pam_dir != NULL,
 		                    .name = all[i],
-		                    .lines = lines == PAM_LINES_STOP ? PAM_LINES_STOP
-		                                                     : PAM_LINES_JOIN};
+		                    .lines =
+		                        lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN};
 		bool applies;
 		int k;
 

@@ -68,8 +68,9 @@ static bool keep_diag(struct diag_state *st, const struct envd_diag *d)
 	v = realloc(st->kept, (st->n_kept + 1) * sizeof(*v));
 	if (v)
 		st->kept = v;
-	if (!v || (d->file && d->line &&
-	           asprintf(&line, "%s:%u: %s", d->file, d->line, d->message) < 0) ||
+	if (!v ||
+	    (d->file && d->line &&
+	     asprintf(&line, "%s:%u: %s", d->file, d->line, d->message) < 0) ||
 	    (d->file && !d->line && asprintf(&line, "%s: %s", d->file, d->message) < 0) ||
 	    (!d->file && asprintf(&line, "envd: %s", d->message) < 0)) {
 		st->kept_cut = true;
@@ -195,8 +196,8 @@ static void on_diag(const struct envd_diag *d, void *data)
 {
 	struct diag_state *st = data;
 	int level = d->severity <= ENVD_WARNING || d->code == ENVD_C_SESSION_UNKNOWN ? 0
-	            : d->severity == ENVD_NOTICE                                      ? 1
-	                                                                              : 2;
+	            : d->severity == ENVD_NOTICE                                     ? 1
+	                                                                             : 2;
 	bool finding = d->severity <= ENVD_WARNING && d->code != ENVD_C_DIR_MISSING;
 	FILE *out = st->lint && finding ? stdout : stderr;
 
@@ -445,18 +446,26 @@ static struct passwd *find_user(const char *user)
  * or the service says, the display manager itself): their values are not
  * known here. */
 static const char *const session_names[] = {
-    "XDG_SESSION_TYPE", "XDG_SESSION_CLASS", "XDG_SESSION_DESKTOP", "XDG_CURRENT_DESKTOP",
-    "XDG_SESSION_ID",   "XDG_SEAT",          "XDG_VTNR",            "DESKTOP_SESSION",
-    "DISPLAY",          "WAYLAND_DISPLAY",   NULL,
+    "XDG_SESSION_TYPE",
+    "XDG_SESSION_CLASS",
+    "XDG_SESSION_DESKTOP",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_SESSION_ID",
+    "XDG_SEAT",
+    "XDG_VTNR",
+    "DESKTOP_SESSION",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    NULL,
 };
 
 /* What a login has before pam_envd.so runs, besides the passwd entry's. */
 struct model {
 	int pam_err; /* the PAM directory could not be read: its errno */
 	struct pam_systemd_use use;
-	bool runtime_dir;  /* XDG_RUNTIME_DIR as pam_systemd sets it */
-	bool runtime_set;  /* ... given by --set instead */
-	char runtime[64];  /* "XDG_RUNTIME_DIR=/run/user/UID" */
+	bool runtime_dir; /* XDG_RUNTIME_DIR as pam_systemd sets it */
+	bool runtime_set; /* ... given by --set instead */
+	char runtime[64]; /* "XDG_RUNTIME_DIR=/run/user/UID" */
 };
 
 struct run {
@@ -550,10 +559,11 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 		        "pam_envd.so yet: taken as their last session line)\n",
 		        m->runtime, m->use.with_systemd);
 	else if (m->use.applying)
-		fprintf(out,
-		        "#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of "
-		        "the %zu services that apply it\n",
-		        m->use.applying);
+		fprintf(
+		    out,
+		    "#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of "
+		    "the %zu services that apply it\n",
+		    m->use.applying);
 	else
 		fputs("#   no XDG_RUNTIME_DIR: no service has pam_systemd.so\n", out);
 	fputs("#   not known here, each session sets them: XDG_SESSION_TYPE, "
@@ -563,8 +573,7 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 
 /* The login does not see the caller's shell: an XDG_CONFIG_HOME there
  * that names another user directory is worth a word. */
-static void note_config_home(const struct run *rn, const struct opts *o,
-                             const struct passwd *pw)
+static void note_config_home(const struct run *rn, const struct opts *o, const struct passwd *pw)
 {
 	const char *const *env = (const char *const *)environ;
 	char *mine = NULL;
@@ -762,8 +771,7 @@ int main(int argc, char **argv)
 		else if (o.cmd == CMD_FILES) {
 			print_dirs(stdout, res, "", user_off(&o, &rn));
 			print_files(stdout, res, "");
-		}
-		else if (rn.ds.findings)
+		} else if (rn.ds.findings)
 			rc = EXIT_FINDINGS;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "envd: write error\n");
