@@ -57,29 +57,6 @@ struct diag_state {
 	bool kept_cut; /* out of memory: the rest went to stderr */
 };
 
-/* Keeps d for show --explain's output.  Returns false when it cannot. */
-static bool keep_diag(struct diag_state *st, const struct envd_diag *d)
-{
-	char **v;
-	char *line;
-
-	if (st->kept_cut)
-		return false;
-	v = realloc(st->kept, (st->n_kept + 1) * sizeof(*v));
-	if (v)
-		st->kept = v;
-	if (!v ||
-	    (d->file && d->line &&
-	     asprintf(&line, "%s:%u: %s", d->file, d->line, d->message) < 0) ||
-	    (d->file && !d->line && asprintf(&line, "%s: %s", d->file, d->message) < 0) ||
-	    (!d->file && asprintf(&line, "envd: %s", d->message) < 0)) {
-		st->kept_cut = true;
-		return false;
-	}
-	st->kept[st->n_kept++] = line;
-	return true;
-}
-
 static const char usage_head[] =
     "Usage: envd [OPTION]... COMMAND [USER]\n"
     "  or:  envd [-q] import-pam-environment [--as=USER] [FILE]\n"
@@ -114,7 +91,7 @@ static const char usage_head[] =
     "  -e, --explain        show: add the file:line that set each variable (and\n"
     "                       the user's that it replaced), what the login has\n"
     "                       before pam_envd.so, the directories and files\n"
-    "                       searched with their state, and lint on stderr\n"
+    "                       searched with their state, and what check says\n"
     "      --root=DIR       prefix the four system directories with DIR; their\n"
     "                       files must then belong to DIR's owner instead of root\n"
     "      --inherit        expand against this process's environment, as\n"
@@ -189,6 +166,30 @@ static const char *sev_name(enum envd_severity s)
 	return "?";
 }
 
+/* Keeps d for show --explain's output, as check prints it.  Returns
+ * false when it cannot. */
+static bool keep_diag(struct diag_state *st, const struct envd_diag *d)
+{
+	char where[32] = "";
+	char **v;
+	char *line;
+
+	if (st->kept_cut)
+		return false;
+	v = realloc(st->kept, (st->n_kept + 1) * sizeof(*v));
+	if (v)
+		st->kept = v;
+	if (d->line)
+		snprintf(where, sizeof(where), ":%u", d->line);
+	if (!v || asprintf(&line, "%s%s: %s: %s", d->file ? d->file : "envd", where,
+	                   sev_name(d->severity), d->message) < 0) {
+		st->kept_cut = true;
+		return false;
+	}
+	st->kept[st->n_kept++] = line;
+	return true;
+}
+
 /* check's findings are its output, on stdout; everything else, and every
  * other command's diagnostics, go to stderr.  A value that depends on a
  * variable of the session is noted without -v. */
@@ -203,7 +204,8 @@ static void on_diag(const struct envd_diag *d, void *data)
 
 	if (finding)
 		st->findings++;
-	if (st->collect && d->severity == ENVD_WARNING && keep_diag(st, d))
+	if (st->collect && (d->severity == ENVD_WARNING || d->code == ENVD_C_SESSION_UNKNOWN) &&
+	    keep_diag(st, d))
 		return;
 	if (st->verbose < level)
 		return;
@@ -672,7 +674,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 static void print_kept(FILE *out, const struct diag_state *st)
 {
 	if (st->n_kept)
-		fputs("# envd check finds:\n", out);
+		fputs("# envd check says:\n", out);
 	for (size_t i = 0; i < st->n_kept; i++) {
 		fputs("#   ", out);
 		print_text(out, st->kept[i]);

@@ -488,8 +488,8 @@ H=2x
 $(printf '%s\n' "$xdirs" | sed 's/^/#   /')
 # files, in the order they are read:
 $(printf '%s' "$files_expected" | sed 's/^/#   /')
-# envd check finds:
-#   $UL/README: not read: environment.d reads only names ending in \".conf\"
+# envd check says:
+#   $UL/README: warning: not read: environment.d reads only names ending in \".conf\"
 "
 expect_err "show --explain" "$errors_expected"
 xe show -e -f env

@@ -167,8 +167,8 @@ PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 #   used    $W/u/10-path.conf
 #   used    $E_/20-editor.conf
 #   used    $UL/99-environment.conf
-# envd check finds:
-$(printf '%s' "$replaced" | sed 's/^/#   /; s/: warning: /: /')
+# envd check says:
+$(printf '%s' "$replaced" | sed 's/^/#   /')
 "
 expect_no_err "show --explain: replaced values"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show --explain --format=json
@@ -317,6 +317,10 @@ expect_out "a session variable: unset in show" "SSH_AUTH_SOCK=/ssh-agent.socket
 GDK_BACKEND=
 "
 expect_err "a session variable: noted in show" "$sess"
+le --pam-dir="$NOPAM" show --explain
+expect_true "a session variable: noted at the end of show --explain" grep -qxF \
+	"#   ${sess%$'\n'}" "$T/out"
+expect_no_err "a session variable: show --explain"
 le --pam-dir="$L/before" check
 expect_rc "a session variable: no finding in check" 0
 expect_no_out "a session variable: check"
