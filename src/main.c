@@ -530,21 +530,20 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 	const struct model *m = &rn->model;
 	const char *dir = o->pam_dir ? o->pam_dir : "/etc/pam.d";
 
-	if (o->inherit) {
+	if (o->inherit)
 		fputs("# before pam_envd.so: envd's own environment (--inherit), as systemd's "
-		      "generator has its manager's\n",
+		      "generator has its manager's, and:\n",
 		      out);
-		return;
-	}
-	fputs("# before pam_envd.so the login has HOME, USER, LOGNAME and SHELL from the "
-	      "passwd entry, PATH, and:\n",
-	      out);
+	else
+		fputs("# before pam_envd.so the login has HOME, USER, LOGNAME and SHELL from the "
+		      "passwd entry, PATH, and:\n",
+		      out);
 	for (size_t i = 0; i < o->n_sets; i++) {
 		fputs("#   ", out);
 		print_text(out, o->sets[i]);
 		fputs(" (--set)\n", out);
 	}
-	if (m->runtime_set)
+	if (o->inherit || m->runtime_set)
 		;
 	else if (m->pam_err) {
 		fputs("#   no XDG_RUNTIME_DIR: ", out);
@@ -552,25 +551,27 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 		fprintf(out, " cannot be read (%s)\n", strerror(m->pam_err));
 	} else if (m->runtime_dir && m->use.applying)
 		fprintf(out,
-		        "#   %s from pam_systemd.so, before pam_envd.so in %zu of the %zu services "
-		        "that apply it\n",
-		        m->runtime, m->use.after_systemd, m->use.applying);
+		        "#   %s from pam_systemd.so, before pam_envd.so in %zu of the %zu "
+		        "service%s that apply it\n",
+		        m->runtime, m->use.after_systemd, m->use.applying,
+		        m->use.applying == 1 ? "" : "s");
 	else if (m->runtime_dir)
 		fprintf(out,
-		        "#   %s from pam_systemd.so (in %zu services; no service applies "
-		        "pam_envd.so yet: taken as their last session line)\n",
-		        m->runtime, m->use.with_systemd);
+		        "#   %s from pam_systemd.so (in %zu service%s; no service applies "
+		        "pam_envd.so yet: taken as the last session line)\n",
+		        m->runtime, m->use.with_systemd, m->use.with_systemd == 1 ? "" : "s");
 	else if (m->use.applying)
 		fprintf(
 		    out,
 		    "#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of "
-		    "the %zu services that apply it\n",
-		    m->use.applying);
+		    "the %zu service%s that apply it\n",
+		    m->use.applying, m->use.applying == 1 ? "" : "s");
 	else
 		fputs("#   no XDG_RUNTIME_DIR: no service has pam_systemd.so\n", out);
-	fputs("#   not known here, each session sets them: XDG_SESSION_TYPE, "
-	      "XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)\n",
-	      out);
+	if (!o->inherit)
+		fputs("#   not known here, each session sets them: XDG_SESSION_TYPE, "
+		      "XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)\n",
+		      out);
 }
 
 /* The login does not see the caller's shell: an XDG_CONFIG_HOME there

@@ -229,7 +229,7 @@ expect_rc "pam_systemd.so before pam_envd.so: check" 0
 expect_no_out "pam_systemd.so before pam_envd.so: check"
 le --pam-dir="$L/before" show --explain
 expect_true "explain: XDG_RUNTIME_DIR and where it comes from" grep -qxF \
-	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so, before pam_envd.so in 1 of the 1 services that apply it" "$T/out"
+	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so, before pam_envd.so in 1 of the 1 service that apply it" "$T/out"
 # after it: not there yet
 pamdir "$L/after" "session optional pam_envd.so cleanup" "session optional pam_envd.so" \
 	"session optional pam_systemd.so"
@@ -242,7 +242,7 @@ expect_out "pam_systemd.so after pam_envd.so: check" "$L/u/20-ssh.conf:1: warnin
 "
 le --pam-dir="$L/after" show --explain
 expect_true "explain: no XDG_RUNTIME_DIR, and why" grep -qxF \
-	"#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of the 1 services that apply it" "$T/out"
+	"#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of the 1 service that apply it" "$T/out"
 # no service applies pam_envd.so yet: taken as the last session line
 pamdir "$L/none" "session optional pam_systemd.so"
 le --pam-dir="$L/none" show
@@ -250,7 +250,7 @@ expect_out "no service applies pam_envd.so: as its last line" "SSH_AUTH_SOCK=/ru
 "
 le --pam-dir="$L/none" show --explain
 expect_true "explain: no service applies pam_envd.so" grep -qxF \
-	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so (in 1 services; no service applies pam_envd.so yet: taken as their last session line)" "$T/out"
+	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so (in 1 service; no service applies pam_envd.so yet: taken as the last session line)" "$T/out"
 le --pam-dir="$T/no-such-dir" show --explain
 expect_true "explain: a PAM directory that cannot be read" grep -qxF \
 	"#   no XDG_RUNTIME_DIR: $T/no-such-dir cannot be read (No such file or directory)" "$T/out"
@@ -277,6 +277,11 @@ SSH_AUTH_SOCK=/x y/ssh-agent.socket
 # files, in the order they are read:
 #   used    $L/u/20-ssh.conf
 "
+le --pam-dir="$NOPAM" --set=XDG_RUNTIME_DIR=/r --inherit show --explain
+expect_true "explain --inherit: the process environment, and --set" test \
+	"$(head -n 2 "$T/out")" = "# before pam_envd.so: envd's own environment (--inherit), as systemd's generator has its manager's, and:
+#   XDG_RUNTIME_DIR=/r (--set)"
+expect_true "explain --inherit: the next line is the first variable's" grep -qxF "SSH_AUTH_SOCK=/r/ssh-agent.socket" "$T/out"
 # --set counts as the login's own for --no-overwrite
 printf 'KEEP=files\n' >"$L/u/30-keep.conf"
 le --pam-dir="$NOPAM" --set=KEEP=login --no-overwrite show
