@@ -107,6 +107,18 @@ enum envd_code {
 	ENVD_C_SET, /* debug: NAME set from file:line */
 	/* the sink's own: further diagnostics of a class are not reported */
 	ENVD_C_SUPPRESSED,
+	/* lint (only with ENVD_LINT), what systemd reads differently from
+	 * what a line looks like */
+	ENVD_C_LINT_NO_EQUALS,    /* a line without '=': ignored */
+	ENVD_C_LINT_OPEN_QUOTE,   /* a quote never closed: the value runs to the end */
+	ENVD_C_LINT_AFTER_QUOTE,  /* text after a closing quote and blanks: joined */
+	ENVD_C_LINT_INNER_QUOTE,  /* a quote inside an unquoted value: literal */
+	ENVD_C_LINT_UNSUPPORTED,  /* ${X-d} and other shell forms: empty */
+	ENVD_C_LINT_XDG_DEFAULTS, /* XDG_DATA_DIRS=...:$XDG_DATA_DIRS, unset: no defaults */
+	ENVD_C_LINT_REPLACED,     /* a user assignment a later system file replaces */
+	/* a value depends on a variable of the session (session_names) that
+	 * the load does not know (notice) */
+	ENVD_C_SESSION_UNKNOWN,
 };
 
 struct envd_diag {
@@ -218,6 +230,10 @@ struct envd_config {
 	const char *admin_user;
 	const gid_t *admin_groups; /* the user's groups (envd_ids_get) */
 	size_t admin_ngroups;
+	/* envd: names a login gets per session (a display manager's), whose
+	 * value is not known here; a reference to one that base_env lacks is
+	 * reported (ENVD_C_SESSION_UNKNOWN).  NULL-terminated, or NULL. */
+	const char *const *session_names;
 };
 
 /* The four system directories of systemd, in precedence order. */
@@ -319,6 +335,10 @@ struct envd_var {
 	 * base_preset entries of base_env), pointing into base_env; NULL where
 	 * it had none.  What puts the name back as it was. */
 	const char *before;
+	/* ENVD_LINT: the user's assignment that a later system file (this
+	 * var's file) replaced, or NULL */
+	const char *replaced_file;
+	unsigned replaced_line;
 };
 
 enum envd_file_state {
@@ -338,6 +358,21 @@ struct envd_file {
 	bool empty;            /* MASKS: the file is empty (not /dev/null, a directory ...) */
 };
 
+/* A directory of the load, in precedence order (the user's first). */
+enum envd_dir_state {
+	ENVD_DIR_USED,    /* opened and listed */
+	ENVD_DIR_MISSING, /* does not exist */
+	ENVD_DIR_SKIPPED, /* unsafe, unreadable, or its reader failed: reason */
+};
+
+struct envd_dir {
+	const char *path;
+	enum envd_dir_state state;
+	bool user_side;
+	const char *reason; /* for SKIPPED, or NULL */
+	size_t files;       /* .conf entries listed */
+};
+
 struct envd_result;
 
 /* Loads the directories.  Returns 0 and a result (even when files were
@@ -351,6 +386,8 @@ const struct envd_var *envd_result_var(const struct envd_result *res, size_t i);
 const struct envd_var *envd_result_get(const struct envd_result *res, const char *name);
 size_t envd_result_file_count(const struct envd_result *res);
 const struct envd_file *envd_result_file(const struct envd_result *res, size_t i);
+size_t envd_result_dir_count(const struct envd_result *res);
+const struct envd_dir *envd_result_dir(const struct envd_result *res, size_t i);
 /* Diagnostics at or above diag_level, including those over the limit. */
 size_t envd_result_diag_count(const struct envd_result *res);
 

@@ -91,6 +91,21 @@ int envd_expand_buf(struct envd_expand_state *st, const char *in, size_t len, st
 int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
                     struct envd_buf *key, struct envd_buf *value);
 
+/* What a line reads as that it does not look like (lint): the parser
+ * tells note, with the line and the key so far (not NUL-terminated; for
+ * NO_EQUALS the line's text, which may hold a value). */
+enum envd_parse_note {
+	ENVD_NOTE_NO_EQUALS,   /* text without '=': the line is dropped */
+	ENVD_NOTE_OPEN_QUOTE,  /* a quote still open at the end of the input */
+	ENVD_NOTE_AFTER_QUOTE, /* blanks, then text, after a closing quote */
+	ENVD_NOTE_INNER_QUOTE, /* a quote character inside an unquoted run */
+};
+typedef void (*envd_note_fn)(enum envd_parse_note note, unsigned line, const char *key,
+                             size_t key_len, void *data);
+/* envd_parse_with, telling note (may be NULL) as well. */
+int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data,
+                      struct envd_buf *key, struct envd_buf *value, envd_note_fn note);
+
 /* ---- diagnostics ---- */
 struct envd_diag_sink {
 	envd_diag_fn fn;
@@ -123,6 +138,9 @@ struct envd_entry {
 	const char *file; /* not owned */
 	unsigned line;
 	bool user_side; /* set from the user directory */
+	/* lint: the user's assignment a later system file replaced */
+	const char *replaced_file;
+	unsigned replaced_line;
 };
 
 struct envd_store {

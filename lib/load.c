@@ -155,7 +155,8 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	    .max_depth = lim->depth,
 	    .lookup = lookup,
 	    .lookup_data = ld,
-	    .on_ref = (ld->cfg->flags & ENVD_LINT) ? envd_lint_on_ref : NULL,
+	    .on_ref =
+	        (ld->cfg->flags & ENVD_LINT) || ld->cfg->session_names ? envd_lint_on_ref : NULL,
 	};
 	int r;
 
@@ -230,6 +231,36 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 	return r;
 }
 
+/* store_value for a system file under lint: a user's assignment that
+ * this one replaces (without taking its value in) is noted in the entry,
+ * and carried over by later system files. */
+static int store_noting(struct loader *ld, const char *name, size_t name_len, uint64_t h,
+                        const char *v, size_t vlen)
+{
+	struct envd_store *s = &ld->res->store;
+	size_t i = envd_store_find_h(s, name, name_len, h);
+	const char *rep_file = NULL;
+	unsigned rep_line = 0;
+	int r;
+
+	if (i != SIZE_MAX && s->v[i].user_side && !ld->self_ref) {
+		rep_file = s->v[i].file;
+		rep_line = s->v[i].line;
+	} else if (i != SIZE_MAX && !s->v[i].user_side) {
+		rep_file = s->v[i].replaced_file;
+		rep_line = s->v[i].replaced_line;
+	}
+	r = store_value(ld, name, name_len, h, v, vlen);
+	if (r < 0 || !rep_file)
+		return r;
+	i = envd_store_find_h(s, name, name_len, h);
+	if (i != SIZE_MAX && s->v[i].file == ld->file && s->v[i].line == ld->line) {
+		s->v[i].replaced_file = rep_file;
+		s->v[i].replaced_line = rep_line;
+	}
+	return 0;
+}
+
 /* nooverwrite: was name in the login's own environment? */
 static bool preset(struct loader *ld, const char *name, size_t len, uint64_t h)
 {
@@ -284,6 +315,10 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           "%s is already set and kept (nooverwrite)", name);
 		return 0;
 	}
+	ld->cur_name = name;
+	ld->cur_len = key_len;
+	ld->self_ref = false;
+	ld->xdg_unset = false;
 	if (cfg->flags & ENVD_LINT)
 		envd_lint_raw(ld, name, value, value_len);
 	/* without a '$' the expansion is the value itself */
@@ -315,7 +350,9 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (cfg->flags & ENVD_LINT)
 		envd_lint_value(ld, name, v, vlen, v != value);
-	return store_value(ld, name, key_len, h, v, vlen);
+	if (!(cfg->flags & ENVD_LINT) || ld->user_side)
+		return store_value(ld, name, key_len, h, v, vlen);
+	return store_noting(ld, name, key_len, h, v, vlen);
 }
 
 /* ---- the pipeline ---- */
@@ -341,6 +378,7 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	f->masked_by = NULL;
 	f->reason = e->reason == ENVD_R_NONE ? NULL : envd_reason_text(e->reason);
 	f->empty = e->empty;
+	ld->dir_files[e->dir]++;
 	if (e->status == ENVD_SCAN_PENDING) {
 		f->reason = envd_reason_text(ENVD_R_NOT_READ);
 		e->code = ENVD_C_FILE_ERROR;
@@ -385,7 +423,8 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 	ld->file = f->path;
 	ld->user_side = f->user_side;
 	/* on_assign's 1 only stops the file */
-	r = envd_parse_with(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf);
+	r = envd_parse_noting(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf,
+	                      (ld->cfg->flags & ENVD_LINT) ? envd_lint_note : NULL);
 	return r < 0 ? r : 0;
 }
 
@@ -474,11 +513,43 @@ static int set_dirs(struct loader *ld)
 	return 0;
 }
 
+void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *why)
+{
+	if (dir >= ENVD_MAX_DIRS)
+		return;
+	ld->dir_state[dir] = missing ? ENVD_DIR_MISSING : ENVD_DIR_SKIPPED;
+	ld->dir_why[dir] = missing ? NULL : why;
+}
+
+/* The directories' states into the result, which takes their paths. */
+static int finish_dirs(struct loader *ld)
+{
+	struct envd_result *res = ld->res;
+	size_t i;
+
+	res->dirs = calloc(ld->ndirs + 1, sizeof(*res->dirs));
+	if (!res->dirs)
+		return -ENOMEM;
+	for (i = 0; i < ld->ndirs; i++)
+		res->dirs[i] = (struct envd_dir){.path = ld->dir_paths[i],
+		                                 .state = ld->dir_state[i],
+		                                 .user_side = ld->cfg->user_dir && i == 0,
+		                                 .reason = ld->dir_why[i],
+		                                 .files = ld->dir_files[i]};
+	res->dir_paths = ld->dir_paths;
+	res->ndirs = ld->ndirs;
+	ld->dir_paths = NULL;
+	ld->ndirs = 0;
+	return 0;
+}
+
 static int finish(struct loader *ld)
 {
 	struct envd_result *res = ld->res;
 	size_t i;
 
+	if (ld->cfg->flags & ENVD_LINT)
+		envd_lint_replaced(ld);
 	if (ld->user_vars_cut > 0)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
 		           "the user's files set more than %zu variables: %zu more not set",
@@ -501,9 +572,11 @@ static int finish(struct loader *ld)
 		                                 .line = e->line,
 		                                 .name_len = e->name_len,
 		                                 .user_side = e->user_side,
-		                                 .before = before};
+		                                 .before = before,
+		                                 .replaced_file = e->replaced_file,
+		                                 .replaced_line = e->replaced_line};
 	}
-	return 0;
+	return finish_dirs(ld);
 }
 
 int envd_load(const struct envd_config *given, struct envd_result **out)
@@ -579,6 +652,10 @@ void envd_result_free(struct envd_result *res)
 	for (i = 0; i < res->nfiles; i++)
 		free((char *)res->files[i].path);
 	free(res->files);
+	for (i = 0; i < res->ndirs; i++)
+		free(res->dir_paths[i]);
+	free(res->dir_paths);
+	free(res->dirs);
 	free(res->vars);
 	envd_store_free(&res->store);
 	free(res);
@@ -609,6 +686,16 @@ size_t envd_result_file_count(const struct envd_result *res)
 const struct envd_file *envd_result_file(const struct envd_result *res, size_t i)
 {
 	return i < res->nfiles ? &res->files[i] : NULL;
+}
+
+size_t envd_result_dir_count(const struct envd_result *res)
+{
+	return res->ndirs;
+}
+
+const struct envd_dir *envd_result_dir(const struct envd_result *res, size_t i)
+{
+	return i < res->ndirs ? &res->dirs[i] : NULL;
 }
 
 size_t envd_result_diag_count(const struct envd_result *res)

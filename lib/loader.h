@@ -12,6 +12,9 @@ struct envd_result {
 	struct envd_var *vars;   /* malloc'd, pointing into store */
 	struct envd_file *files; /* malloc'd, each path malloc'd */
 	size_t nfiles;
+	struct envd_dir *dirs; /* malloc'd, paths owned by dir_paths */
+	char **dir_paths;      /* the loader's, handed over */
+	size_t ndirs;
 	size_t ndiag;
 };
 
@@ -37,8 +40,20 @@ struct loader {
 	const char *file;
 	unsigned line;
 	bool user_side;
-	char user_ref[128]; /* lint: a variable a user file set, referenced by the value */
+	char user_ref[128];   /* lint: a variable a user file set, referenced by the value */
+	const char *cur_name; /* the name being assigned */
+	size_t cur_len;
+	bool self_ref;  /* lint: its value referenced the name itself, set */
+	bool xdg_unset; /* lint: XDG_DATA_DIRS=...$XDG_DATA_DIRS with it unset */
+	/* per directory: how it was searched (read.c tells) */
+	enum envd_dir_state dir_state[ENVD_MAX_DIRS];
+	const char *dir_why[ENVD_MAX_DIRS];
+	size_t dir_files[ENVD_MAX_DIRS];
 };
+
+/* load.c: directory dir (an index of dir_paths) was not read: missing,
+ * or skipped for why (a static string). */
+void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *why);
 
 /* read.c: the reading phases.  Each returns 0 or -ENOMEM; everything else
  * is reported and skipped. */
@@ -76,5 +91,10 @@ void envd_lint_raw(struct loader *ld, const char *name, const char *v, size_t n)
 /* After expansion: empty PATH components, and (expanded) a refused name
  * whose value a user file controls. */
 void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t n, bool expanded);
+/* The parser's notes (envd_parse_noting) on the file being parsed. */
+void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key, size_t key_len,
+                    void *data);
+/* At the end: every user assignment a later system file replaced. */
+void envd_lint_replaced(struct loader *ld);
 
 #endif

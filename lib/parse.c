@@ -51,7 +51,41 @@ struct parser {
 	unsigned key_line;
 	envd_assign_fn cb;
 	void *data;
+	/* lint only (note not NULL) */
+	envd_note_fn note;
+	unsigned quote_line;    /* where the last quote opened */
+	bool after_quote;       /* PRE_VALUE reached by a closing quote */
+	bool blank_after_quote; /* ... and blanks skipped since */
+	bool inner_noted;       /* INNER_QUOTE told for this assignment */
 };
+
+static void tell(struct parser *p, enum envd_parse_note n, unsigned line)
+{
+	size_t klen = p->key_trim != SIZE_MAX ? p->key_trim : p->key->len;
+
+	p->note(n, line, p->key->data, klen, p->data);
+}
+
+/* lint: a quote in the unquoted run buf[from..to) is kept as a character */
+static void inner_quotes(struct parser *p, const char *buf, size_t from, size_t to)
+{
+	if (!p->note || p->inner_noted)
+		return;
+	if (memchr(buf + from, '"', to - from) || memchr(buf + from, '\'', to - from)) {
+		p->inner_noted = true;
+		tell(p, ENVD_NOTE_INNER_QUOTE, p->key_line);
+	}
+}
+
+/* lint: PRE_VALUE meets text; after a closing quote and blanks it is
+ * joined to the value without them */
+static void pre_value_text(struct parser *p)
+{
+	if (p->note && p->blank_after_quote)
+		tell(p, ENVD_NOTE_AFTER_QUOTE, p->key_line);
+	p->after_quote = false;
+	p->blank_after_quote = false;
+}
 
 static int push(struct parser *p, bool trim_value)
 {
@@ -71,6 +105,9 @@ static int push(struct parser *p, bool trim_value)
 	p->key->len = 0;
 	p->value->len = 0;
 	p->has_value = false;
+	p->after_quote = false;
+	p->blank_after_quote = false;
+	p->inner_noted = false;
 	return r;
 }
 
@@ -126,10 +163,17 @@ static int add_value_run(struct parser *p, const char *buf, size_t *i, size_t le
 int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
                     struct envd_buf *key, struct envd_buf *value)
 {
+	return envd_parse_noting(buf, len, cb, data, key, value, NULL);
+}
+
+int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data,
+                      struct envd_buf *key, struct envd_buf *value, envd_note_fn note)
+{
 	struct parser p = {.key = key,
 	                   .value = value,
 	                   .cb = cb,
 	                   .data = data,
+	                   .note = note,
 	                   .key_trim = SIZE_MAX,
 	                   .value_trim = SIZE_MAX};
 	enum state st = PRE_KEY;
@@ -167,6 +211,8 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 		case KEY:
 			if (is_newline(c)) {
 				st = PRE_KEY; /* a line without '=' is dropped */
+				if (note)
+					tell(&p, ENVD_NOTE_NO_EQUALS, p.key_line);
 				p.key->len = 0;
 			} else if (c == '=') {
 				st = PRE_VALUE;
@@ -188,18 +234,24 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			if (is_newline(c)) {
 				st = PRE_KEY;
 				r = push(&p, false);
-			} else if (c == '\'')
-				st = SQUOTE;
-			else if (c == '"')
-				st = DQUOTE;
-			else if (c == '\\')
+			} else if (c == '\'' || c == '"') {
+				st = c == '"' ? DQUOTE : SQUOTE;
+				p.quote_line = line;
+				pre_value_text(&p);
+			} else if (c == '\\') {
 				st = VALUE_ESCAPE;
-			else if (!is_blank(c)) {
+				p.after_quote = false;
+				p.blank_after_quote = false;
+			} else if (!is_blank(c)) {
 				/* the value's first run (value_trim is still unset) */
 				st = VALUE;
+				pre_value_text(&p);
+				n = i;
 				r = add_value_run(&p, buf, &i, len, STOP_VALUE);
+				inner_quotes(&p, buf, n, i + 1);
 				continue;
-			}
+			} else if (p.after_quote)
+				p.blank_after_quote = true;
 			break;
 		case VALUE:
 			if (is_newline(c)) {
@@ -215,7 +267,9 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			} else {
 				/* a run of ordinary bytes: one copy, no line ends */
 				p.value_trim = SIZE_MAX;
+				n = i;
 				r = add_value_run(&p, buf, &i, len, STOP_VALUE);
+				inner_quotes(&p, buf, n, i + 1);
 				continue;
 			}
 			break;
@@ -225,9 +279,10 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 				r = add_value(&p, c);
 			break;
 		case SQUOTE:
-			if (c == '\'')
+			if (c == '\'') {
 				st = PRE_VALUE;
-			else if (is_newline(c))
+				p.after_quote = true;
+			} else if (is_newline(c))
 				r = add_value(&p, c);
 			else {
 				r = add_value_run(&p, buf, &i, len, STOP_SQUOTE);
@@ -235,9 +290,10 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			}
 			break;
 		case DQUOTE:
-			if (c == '"')
+			if (c == '"') {
 				st = PRE_VALUE;
-			else if (c == '\\')
+				p.after_quote = true;
+			} else if (c == '\\')
 				st = DQUOTE_ESCAPE;
 			else if (is_newline(c))
 				r = add_value(&p, c);
@@ -280,6 +336,10 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 			line++;
 	}
 
+	if (r == 0 && note && st == KEY)
+		tell(&p, ENVD_NOTE_NO_EQUALS, p.key_line);
+	if (r == 0 && note && (st == SQUOTE || st == DQUOTE || st == DQUOTE_ESCAPE))
+		tell(&p, ENVD_NOTE_OPEN_QUOTE, p.quote_line);
 	if (r == 0 && (st == PRE_VALUE || st == VALUE || st == VALUE_ESCAPE || st == SQUOTE ||
 	               st == DQUOTE || st == DQUOTE_ESCAPE))
 		r = push(&p, st == VALUE);

@@ -81,9 +81,10 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	return 0;
 }
 
-static void report_dir(struct loader *ld, const char *path, bool user, int r,
+static void report_dir(struct loader *ld, size_t dir, const char *path, bool user, int r,
                        enum envd_reason reason)
 {
+	envd_dir_skipped(ld, dir, r == -ENOENT, envd_reason_text(reason));
 	enum envd_code code = r == -ENOENT  ? ENVD_C_DIR_MISSING
 	                      : r == -EPERM ? ENVD_C_DIR_UNSAFE
 	                                    : ENVD_C_DIR_ERROR;
@@ -126,7 +127,7 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 	if (*fd == -ENOMEM)
 		return -ENOMEM;
 	if (*fd < 0) {
-		report_dir(ld, path, false, *fd, reason);
+		report_dir(ld, dir, path, false, *fd, reason);
 		*fd = -1;
 		return 0;
 	}
@@ -347,7 +348,7 @@ static void report_user_side(struct loader *ld, const struct side *s)
 	const char *name = s->not_conf.data;
 
 	if (s->dir_r < 0)
-		report_dir(ld, path, true, s->dir_r, s->dir_reason);
+		report_dir(ld, 0, path, true, s->dir_r, s->dir_reason);
 	else
 		report_listing(ld, path, s->list_error, s->dropped, s->truncated);
 	for (size_t i = 0; i < s->n_not_conf; i++, name += strlen(name) + 1)
@@ -691,6 +692,7 @@ static void report_child_failure(struct loader *ld, int r)
 {
 	const char *path = ld->cfg->user_dir;
 
+	envd_dir_skipped(ld, 0, false, "its reader failed");
 	if (r == -ETIMEDOUT)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "reading the user's files took longer than %zu ms: none of them is used",

@@ -290,6 +290,8 @@ int envd_store_set_h(struct envd_store *s, const char *name, size_t name_len, ui
 	e->file = file;
 	e->line = line;
 	e->user_side = user_side;
+	e->replaced_file = NULL;
+	e->replaced_line = 0;
 	s->bytes += value_len;
 	return 0;
 }

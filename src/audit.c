@@ -1391,3 +1391,62 @@ int audit_run(const struct audit_opts *o, FILE *out)
 	free(all);
 	return rc;
 }
+
+/* pam_systemd.so's session line (the first) and pam_envd.so's applying
+ * one in s: 0 without, 1 with pam_systemd.so, 2 with it before. */
+static int systemd_before(const struct service *s, bool *applies)
+{
+	size_t i, sd = SIZE_MAX;
+
+	*applies = false;
+	for (i = 0; i < s->n_entries; i++) {
+		const struct entry *e = &s->entries[i];
+
+		if (e->auth || e->marker)
+			continue;
+		if (sd == SIZE_MAX && strcmp(e->module, "pam_systemd.so") == 0)
+			sd = i;
+		if (e->envd && !e->cleanup) {
+			*applies = true;
+			return sd == SIZE_MAX ? 0 : 2;
+		}
+	}
+	return sd == SIZE_MAX ? 0 : 1;
+}
+
+int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
+{
+	const char *dir = pam_dir ? pam_dir : PAM_DIR;
+	enum pam_lines lines = PAM_LINES_UNKNOWN;
+	char version[128];
+	char **all;
+	size_t i, n = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) != 0 ||
+	    pam_lines_of(version, &lines) != 0)
+		lines = PAM_LINES_JOIN;
+	all = list_services(dir, &n);
+	if (!all)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		struct service s = {.dir = dir,
+		                    .map_etc = pam_dir != NULL,
+		                    .name = all[i],
+		                    .lines =
+		                        lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN};
+		bool applies;
+		int k;
+
+		if (read_file(&s, s.name, 0, ST_ANY, NULL, 0) == 0) {
+			k = systemd_before(&s, &applies);
+			u->applying += applies;
+			u->after_systemd += applies && k == 2;
+			u->with_systemd += k > 0;
+		}
+		service_free(&s);
+		free(all[i]);
+	}
+	free(all);
+	return 0;
+}

@@ -26,4 +26,17 @@ struct audit_opts {
  * that cannot be read, out of memory, a write error). */
 int audit_run(const struct audit_opts *o, FILE *out);
 
+/* Where pam_systemd.so sets XDG_RUNTIME_DIR before pam_envd.so applies:
+ * of the services of pam_dir (NULL: /etc/pam.d) whose session stack
+ * applies pam_envd.so, how many have pam_systemd.so on an earlier session
+ * line; and how many services have pam_systemd.so in the session stack at
+ * all.  Read as audit reads them, silently.  Returns 0, or -errno when the
+ * directory cannot be listed. */
+struct pam_systemd_use {
+	size_t applying;
+	size_t after_systemd;
+	size_t with_systemd;
+};
+int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u);
+
 #endif

@@ -41,12 +41,20 @@ struct opts {
 	const char *pam_ver;   /* audit --pam-version=VERSION */
 	char *const *services; /* audit's operands */
 	size_t n_services;
+	const char **sets; /* --set NAME=VALUE, in the order given */
+	size_t n_sets;
 };
 
 struct diag_state {
 	int verbose;
 	bool lint;
 	size_t findings;
+	/* show --explain: the lint warnings, "file:line: message" each, for
+	 * the output's end */
+	bool collect;
+	char **kept;
+	size_t n_kept;
+	bool kept_cut; /* out of memory: the rest went to stderr */
 };
 
 static const char usage_head[] =
@@ -59,8 +67,11 @@ static const char usage_head[] =
     "\n"
     "Commands:\n"
     "  show     print the variables, in order of first definition\n"
-    "  check    lint the files: print file:line: warnings, exit 1 if any\n"
-    "  files    list the files in effect, in order, and those masked or skipped\n"
+    "  check    lint the files: print file:line: findings on stdout, exit 1 if\n"
+    "           any: also what systemd reads otherwise than it looks, and the\n"
+    "           user's assignments that a later system file replaces\n"
+    "  files    list the directories searched with their state, then the files\n"
+    "           in effect, in order, and those masked or skipped\n"
     "  import-pam-environment  print FILE (default ~/.pam_environment) as an\n"
     "           environment.d file, with a comment on each line it cannot\n"
     "           translate exactly; FILE is read with the rights of --as=USER\n"
@@ -77,8 +88,10 @@ static const char usage_head[] =
     "Options:\n"
     "  -f, --format=FMT     show: env (NAME=VALUE), shell (export NAME='VALUE'),\n"
     "                       json (one object), nul (NAME=VALUE\\0); default env\n"
-    "  -e, --explain        show: add the file:line that set each variable, and\n"
-    "                       the files masked or skipped with the reason\n"
+    "  -e, --explain        show: add the file:line that set each variable (and\n"
+    "                       the user's that it replaced), what the login has\n"
+    "                       before pam_envd.so, the directories and files\n"
+    "                       searched with their state, and what check says\n"
     "      --root=DIR       prefix the system directories and --admin-dir with DIR;\n"
     "                       their files must then belong to DIR's owner, not root\n"
     "      --inherit        expand against this process's environment, as\n"
@@ -89,7 +102,10 @@ static const char usage_head[] =
     "                       that value is not already the files' result over some\n"
     "                       value; implies --inherit (for login shells:\n"
     "                       eval \"$(envd -q show --reapply=PATH --format=shell)\")\n"
-    "      --pam-dir=DIR    audit: read DIR instead of /etc/pam.d\n"
+    "      --set=NAME=VALUE show, check, files: the login has NAME=VALUE before\n"
+    "                       pam_envd.so runs (repeatable; overrides the model)\n"
+    "      --pam-dir=DIR    read DIR instead of /etc/pam.d (audit; and where\n"
+    "                       show, check and files find pam_systemd.so)\n"
     "      --pam-version=V  audit: continue lines across comment and blank lines\n"
     "                       as Linux-PAM V does (1.5 and older join, 1.6 and later\n"
     "                       stop); default the installed libpam's, from dpkg; when\n"
@@ -104,8 +120,11 @@ static const char usage_head[] =
 static const char usage_tail[] =
     "\n"
     "Without --inherit the expansion base is what a login starts with: HOME,\n"
-    "USER, LOGNAME and SHELL from the passwd entry, and PATH=--default-path\n"
+    "USER, LOGNAME and SHELL from the passwd entry, PATH=--default-path\n"
     "(default " ENVD_DEFAULT_PATH ")\n"
+    "XDG_RUNTIME_DIR=/run/user/UID where pam_systemd.so comes before pam_envd.so,\n"
+    "and --set; variables each session sets (XDG_SESSION_TYPE, DISPLAY...) are\n"
+    "unknown, and a value that uses one is noted.\n"
     "Diagnostics go to stderr; stdout holds only the requested output.\n"
     "\n"
     "Exit status: 0 success; 1 check or audit reported something; 2 usage error;\n"
@@ -147,26 +166,60 @@ static const char *sev_name(enum envd_severity s)
 	return "?";
 }
 
+/* Keeps d for show --explain's output, as check prints it.  Returns
+ * false when it cannot. */
+static bool keep_diag(struct diag_state *st, const struct envd_diag *d)
+{
+	char where[32] = "";
+	char **v;
+	char *line;
+
+	if (st->kept_cut)
+		return false;
+	v = realloc(st->kept, (st->n_kept + 1) * sizeof(*v));
+	if (v)
+		st->kept = v;
+	if (d->line)
+		snprintf(where, sizeof(where), ":%u", d->line);
+	if (!v || asprintf(&line, "%s%s: %s: %s", d->file ? d->file : "envd", where,
+	                   sev_name(d->severity), d->message) < 0) {
+		st->kept_cut = true;
+		return false;
+	}
+	st->kept[st->n_kept++] = line;
+	return true;
+}
+
+/* check's findings are its output, on stdout; everything else, and every
+ * other command's diagnostics, go to stderr.  A value that depends on a
+ * variable of the session is noted without -v. */
 static void on_diag(const struct envd_diag *d, void *data)
 {
 	struct diag_state *st = data;
-	int level = d->severity <= ENVD_WARNING ? 0 : d->severity == ENVD_NOTICE ? 1 : 2;
+	int level = d->severity <= ENVD_WARNING || d->code == ENVD_C_SESSION_UNKNOWN ? 0
+	            : d->severity == ENVD_NOTICE                                     ? 1
+	                                                                             : 2;
+	bool finding = d->severity <= ENVD_WARNING && d->code != ENVD_C_DIR_MISSING;
+	FILE *out = st->lint && finding ? stdout : stderr;
 
-	if (d->severity <= ENVD_WARNING && d->code != ENVD_C_DIR_MISSING)
+	if (finding)
 		st->findings++;
+	if (st->collect && (d->severity == ENVD_WARNING || d->code == ENVD_C_SESSION_UNKNOWN) &&
+	    keep_diag(st, d))
+		return;
 	if (st->verbose < level)
 		return;
 	/* file names and the paths inside messages are not ours: escaped */
 	if (d->file) {
-		print_text(stderr, d->file);
+		print_text(out, d->file);
 		if (d->line)
-			fprintf(stderr, ":%u", d->line);
-		fputs(": ", stderr);
+			fprintf(out, ":%u", d->line);
+		fputs(": ", out);
 	} else
-		fputs("envd: ", stderr);
-	fprintf(stderr, "%s: ", sev_name(d->severity));
-	print_text(stderr, d->message);
-	fputc('\n', stderr);
+		fputs("envd: ", out);
+	fprintf(out, "%s: ", sev_name(d->severity));
+	print_text(out, d->message);
+	fputc('\n', out);
 }
 
 /* msg NULL: the message is out already */
@@ -194,6 +247,7 @@ enum {
 	O_AS,
 	O_PAM_DIR,
 	O_PAM_VERSION,
+	O_SET,
 	O_SHARED, /* + the row of envd_options */
 };
 
@@ -213,6 +267,7 @@ static const struct option *long_options(void)
 	    {"as", required_argument, NULL, O_AS},
 	    {"pam-dir", required_argument, NULL, O_PAM_DIR},
 	    {"pam-version", required_argument, NULL, O_PAM_VERSION},
+	    {"set", required_argument, NULL, O_SET},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -273,6 +328,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_PAM_VERSION:
 			o->pam_ver = optarg;
 			break;
+		case O_SET: {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || !envd_name_valid(optarg, (size_t)(eq - optarg)))
+				return usage_error("--set needs NAME=VALUE", NULL);
+			if (!o->sets)
+				o->sets = calloc((size_t)argc, sizeof(*o->sets));
+			if (!o->sets)
+				return EXIT_FAIL;
+			o->sets[o->n_sets++] = optarg;
+			break;
+		}
 		case 'q':
 			o->verbose = -1;
 			break;
@@ -319,7 +386,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->n_services = (size_t)(argc - optind);
 		if (o->format != FORMAT_ENV && o->format != FORMAT_JSON)
 			return usage_error("audit's formats are env (lines) and json", NULL);
-		if (o->explain || o->reapply || o->root || o->inherit || o->shared || o->as)
+		if (o->explain || o->reapply || o->root || o->inherit || o->shared || o->as ||
+		    o->n_sets)
 			return usage_error(
 			    "audit takes --pam-dir, --pam-version, --format, -q and -v only", NULL);
 		if (o->pam_ver && pam_lines_of(o->pam_ver, &lines) < 0)
@@ -328,10 +396,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return EXIT_OK;
 	} else
 		return usage_error("unknown command", cmd);
-	if (o->pam_dir || o->pam_ver)
-		return usage_error(o->pam_dir ? "--pam-dir goes with audit"
-		                              : "--pam-version goes with audit",
+	if (o->pam_ver)
+		return usage_error("--pam-version goes with audit", NULL);
+	if ((o->pam_dir || o->n_sets) && (o->cmd == CMD_IMPORT || o->cmd == CMD_POLICY))
+		return usage_error(o->pam_dir ? "--pam-dir goes with audit, show, check and files"
+		                              : "--set goes with show, check and files",
 		                   NULL);
+	if (o->n_sets && o->reapply)
+		return usage_error("--set goes with show, check and files, not --reapply", NULL);
 	if (optind < argc)
 		o->user = argv[optind++];
 	if (optind < argc)
@@ -372,32 +444,187 @@ static struct passwd *find_user(const char *user)
 	return getpwuid((uid_t)uid);
 }
 
+/* Variables each session sets (pam_systemd from what a display manager
+ * or the service says, the display manager itself): their values are not
+ * known here. */
+static const char *const session_names[] = {
+    "XDG_SESSION_TYPE",
+    "XDG_SESSION_CLASS",
+    "XDG_SESSION_DESKTOP",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_SESSION_ID",
+    "XDG_SEAT",
+    "XDG_VTNR",
+    "DESKTOP_SESSION",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    NULL,
+};
+
+/* What a login has before pam_envd.so runs, besides the passwd entry's. */
+struct model {
+	int pam_err; /* the PAM directory could not be read: its errno */
+	struct pam_systemd_use use;
+	bool runtime_dir; /* XDG_RUNTIME_DIR as pam_systemd sets it */
+	bool runtime_set; /* ... given by --set instead */
+	char runtime[64]; /* "XDG_RUNTIME_DIR=/run/user/UID" */
+};
+
 struct run {
 	struct envd_config cfg;
-	const char **base; /* borrows environ */
+	const char **base; /* borrows env */
+	const char **env;  /* --set, then environ (--inherit) or the model */
+	size_t n_env;
+	struct model model;
 	char *user_dir;
 	struct envd_ids ids; /* root for another user: the child's */
 	struct diag_state ds;
 };
 
+static bool set_has(const struct opts *o, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < o->n_sets; i++)
+		if (strncmp(o->sets[i], name, n) == 0 && o->sets[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* The login's environment before the module: --set (the last of a name
+ * first: the first occurrence counts), then envd's own with --inherit,
+ * else XDG_RUNTIME_DIR where pam_systemd.so sets it before pam_envd.so:
+ * in a service that applies the module, or where none does, anywhere
+ * (the module's place is the last session line). */
+static int login_env(struct run *rn, const struct opts *o, const struct passwd *pw)
+{
+	struct model *m = &rn->model;
+	size_t ne = 0, k = 0, i;
+
+	while (o->inherit && environ[ne])
+		ne++;
+	rn->env = calloc(o->n_sets + ne + 2, sizeof(*rn->env));
+	if (!rn->env)
+		return -ENOMEM;
+	for (i = o->n_sets; i-- > 0;)
+		rn->env[k++] = o->sets[i];
+	for (i = 0; i < ne; i++)
+		rn->env[k++] = environ[i];
+	if (!o->inherit) {
+		m->runtime_set = set_has(o, "XDG_RUNTIME_DIR");
+		m->pam_err = -audit_pam_systemd(o->pam_dir, &m->use);
+		m->runtime_dir = !m->pam_err && (m->use.applying ? m->use.after_systemd > 0
+		                                                 : m->use.with_systemd > 0);
+		snprintf(m->runtime, sizeof(m->runtime), "XDG_RUNTIME_DIR=/run/user/%lu",
+		         (unsigned long)pw->pw_uid);
+		if (m->runtime_dir && !m->runtime_set)
+			rn->env[k++] = m->runtime;
+	}
+	rn->n_env = k;
+	return 0;
+}
+
+/* show --explain: what the login has before the module. */
+static void print_model(FILE *out, const struct run *rn, const struct opts *o)
+{
+	const struct model *m = &rn->model;
+	const char *dir = o->pam_dir ? o->pam_dir : "/etc/pam.d";
+
+	if (o->inherit)
+		fputs("# before pam_envd.so: envd's own environment (--inherit), as systemd's "
+		      "generator has its manager's, and:\n",
+		      out);
+	else
+		fputs("# before pam_envd.so the login has HOME, USER, LOGNAME and SHELL from the "
+		      "passwd entry, PATH, and:\n",
+		      out);
+	for (size_t i = 0; i < o->n_sets; i++) {
+		fputs("#   ", out);
+		print_text(out, o->sets[i]);
+		fputs(" (--set)\n", out);
+	}
+	if (o->inherit || m->runtime_set)
+		;
+	else if (m->pam_err) {
+		fputs("#   no XDG_RUNTIME_DIR: ", out);
+		print_text(out, dir);
+		fprintf(out, " cannot be read (%s)\n", strerror(m->pam_err));
+	} else if (m->runtime_dir && m->use.applying)
+		fprintf(out,
+		        "#   %s from pam_systemd.so, before pam_envd.so in %zu of the %zu "
+		        "service%s that apply it\n",
+		        m->runtime, m->use.after_systemd, m->use.applying,
+		        m->use.applying == 1 ? "" : "s");
+	else if (m->runtime_dir)
+		fprintf(out,
+		        "#   %s from pam_systemd.so (in %zu service%s; no service applies "
+		        "pam_envd.so yet: taken as the last session line)\n",
+		        m->runtime, m->use.with_systemd, m->use.with_systemd == 1 ? "" : "s");
+	else if (m->use.applying)
+		fprintf(
+		    out,
+		    "#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of "
+		    "the %zu service%s that apply it\n",
+		    m->use.applying, m->use.applying == 1 ? "" : "s");
+	else
+		fputs("#   no XDG_RUNTIME_DIR: no service has pam_systemd.so\n", out);
+	if (!o->inherit)
+		fputs("#   not known here, each session sets them: XDG_SESSION_TYPE, "
+		      "XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)\n",
+		      out);
+}
+
+/* The login does not see the caller's shell: an XDG_CONFIG_HOME there
+ * that names another user directory is worth a word. */
+static void note_config_home(const struct run *rn, const struct opts *o, const struct passwd *pw)
+{
+	const char *const *env = (const char *const *)environ;
+	char *mine = NULL;
+
+	if (o->inherit || o->set.user_dir || o->set.nouser || o->verbose < 0 ||
+	    set_has(o, "XDG_CONFIG_HOME") || pw->pw_uid != getuid() ||
+	    !envd_env_get(env, "XDG_CONFIG_HOME"))
+		return;
+	if (envd_user_dir(NULL, env, pw->pw_name, pw->pw_dir, &mine) < 0 || !mine)
+		return;
+	if (!rn->user_dir || strcmp(mine, rn->user_dir) != 0) {
+		fputs("envd: note: XDG_CONFIG_HOME is set here, but a login does not see this "
+		      "shell's variables: it reads ",
+		      stderr);
+		print_text(stderr, rn->user_dir ? rn->user_dir : "no user directory");
+		fputs(", not ", stderr);
+		print_text(stderr, mine);
+		fputs(" (--inherit reads that one, as systemd's generator in a manager that has "
+		      "XDG_CONFIG_HOME)\n",
+		      stderr);
+	}
+	free(mine);
+}
+
 static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
                  const struct reapply *ra)
 {
-	const char *const *env = ra->env      ? ra->env
-	                         : o->inherit ? (const char *const *)environ
-	                                      : NULL;
+	const char *const *env;
 	struct stat st;
 	int r;
 
+	if (!ra->env && login_env(rn, o, pw) < 0)
+		return EXIT_FAIL;
+	env = ra->env ? ra->env : rn->env;
 	envd_config_init(&rn->cfg);
 	rn->ds.verbose = o->verbose;
 	rn->ds.lint = o->cmd == CMD_CHECK;
+	rn->ds.collect = o->cmd == CMD_SHOW && o->explain && o->format == FORMAT_ENV;
 	rn->cfg.diag = on_diag;
 	rn->cfg.diag_data = &rn->ds;
 	rn->cfg.diag_level = o->verbose >= 2   ? ENVD_DEBUG
 	                     : o->verbose == 1 ? ENVD_NOTICE
 	                                       : ENVD_WARNING;
-	rn->cfg.flags = o->cmd == CMD_CHECK ? ENVD_LINT : 0;
+	/* notices are formatted for the session variables' (on_diag) */
+	if (rn->cfg.diag_level < ENVD_NOTICE)
+		rn->cfg.diag_level = ENVD_NOTICE;
+	rn->cfg.flags = o->cmd == CMD_CHECK || o->explain ? ENVD_LINT : 0;
+	rn->cfg.session_names = session_names;
 	envd_settings_config(&o->set, &rn->cfg);
 	rn->cfg.root = o->root;
 	rn->cfg.user_uid = pw->pw_uid;
@@ -419,7 +646,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	rn->cfg.base_env = rn->base;
 	/* --no-overwrite keeps what the login already had: with --inherit the
 	 * whole environment, otherwise nothing (the fallbacks do not count) */
-	rn->cfg.base_preset = o->inherit ? SIZE_MAX : 0;
+	rn->cfg.base_preset = o->inherit || ra->env ? SIZE_MAX : rn->n_env;
 
 	if (!o->set.nouser && !o->set.user_side_off) {
 		if (envd_user_dir(o->set.user_dir, rn->cfg.base_env, pw->pw_name, pw->pw_dir,
@@ -447,6 +674,28 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	rn->cfg.admin_groups = rn->ids.groups;
 	rn->cfg.admin_ngroups = rn->ids.ngroups;
 	return EXIT_OK;
+}
+
+/* show --explain's end: what check finds in the files. */
+static void print_kept(FILE *out, const struct diag_state *st)
+{
+	if (st->n_kept)
+		fputs("# envd check says:\n", out);
+	for (size_t i = 0; i < st->n_kept; i++) {
+		fputs("#   ", out);
+		print_text(out, st->kept[i]);
+		fputc('\n', out);
+	}
+}
+
+/* Why the user directory is not searched, or NULL when it is. */
+static const char *user_off(const struct opts *o, const struct run *rn)
+{
+	if (o->set.nouser)
+		return "--no-user";
+	if (!rn->user_dir)
+		return "no absolute home";
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -504,6 +753,8 @@ int main(int argc, char **argv)
 	}
 	if (rc == EXIT_OK)
 		rc = setup(&rn, &o, pw, &ra);
+	if (rc == EXIT_OK && (o.cmd == CMD_SHOW || o.cmd == CMD_CHECK || o.cmd == CMD_FILES))
+		note_config_home(&rn, &o, pw);
 	if (rc == EXIT_OK) {
 		r = envd_load(&rn.cfg, &res);
 		if (r < 0) {
@@ -515,11 +766,20 @@ int main(int argc, char **argv)
 		if (o.cmd == CMD_SHOW && o.reapply) {
 			if (reapply_print(stdout, &ra, res, o.format) < 0)
 				rc = EXIT_FAIL;
+		} else if (o.cmd == CMD_SHOW && o.explain && o.format == FORMAT_ENV) {
+			print_model(stdout, &rn, &o);
+			print_result(stdout, res, o.format, true);
+			fputs("# directories, highest precedence first:\n", stdout);
+			print_dirs(stdout, res, "#   ", user_off(&o, &rn));
+			fputs("# files, in the order they are read:\n", stdout);
+			print_files(stdout, res, "#   ");
+			print_kept(stdout, &rn.ds);
 		} else if (o.cmd == CMD_SHOW)
 			print_result(stdout, res, o.format, o.explain);
-		else if (o.cmd == CMD_FILES)
+		else if (o.cmd == CMD_FILES) {
+			print_dirs(stdout, res, "", user_off(&o, &rn));
 			print_files(stdout, res, "");
-		else if (rn.ds.findings)
+		} else if (rn.ds.findings)
 			rc = EXIT_FINDINGS;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "envd: write error\n");
@@ -531,6 +791,11 @@ out:
 	reapply_free(&ra);
 	envd_settings_free(&o.set);
 	free(rn.base);
+	free(rn.env);
+	for (size_t i = 0; i < rn.ds.n_kept; i++)
+		free(rn.ds.kept[i]);
+	free(rn.ds.kept);
+	free(o.sets);
 	free(rn.user_dir);
 	envd_ids_free(&rn.ids);
 	return rc;

@@ -37,6 +37,19 @@ const char *file_state_name(enum envd_file_state s)
 	return "?";
 }
 
+static const char *dir_state_name(enum envd_dir_state s)
+{
+	switch (s) {
+	case ENVD_DIR_USED:
+		return "used";
+	case ENVD_DIR_MISSING:
+		return "missing";
+	case ENVD_DIR_SKIPPED:
+		return "skipped";
+	}
+	return "?";
+}
+
 /* A value for the shell: 'single quotes' with ' written as '\'', safe to
  * eval in any POSIX shell.  A value with a control character (or a byte
  * that is not UTF-8) would put it raw on the terminal that shows the
@@ -125,7 +138,25 @@ static void print_json_explained(FILE *out, const struct envd_result *res)
 		json_string(out, v->value, v->value_len);
 		fputs(",\"file\":", out);
 		json_cstr(out, v->file);
-		fprintf(out, ",\"line\":%u}", v->line);
+		fprintf(out, ",\"line\":%u", v->line);
+		if (v->replaced_file) {
+			fputs(",\"replaces\":", out);
+			json_cstr(out, v->replaced_file);
+			fprintf(out, ",\"replaces_line\":%u", v->replaced_line);
+		}
+		fputc('}', out);
+	}
+	fputs("],\n\"directories\":[", out);
+	n = envd_result_dir_count(res);
+	for (i = 0; i < n; i++) {
+		const struct envd_dir *d = envd_result_dir(res, i);
+
+		fputs(i ? ",\n{\"path\":" : "\n{\"path\":", out);
+		json_cstr(out, d->path);
+		fprintf(out, ",\"state\":\"%s\",\"user\":%s,\"files\":%zu,\"reason\":",
+		        dir_state_name(d->state), d->user_side ? "true" : "false", d->files);
+		json_cstr(out, d->reason);
+		fputc('}', out);
 	}
 	fputs("],\n\"files\":[", out);
 	n = envd_result_file_count(res);
@@ -143,6 +174,26 @@ static void print_json_explained(FILE *out, const struct envd_result *res)
 		fputc('}', out);
 	}
 	fputs("]}\n", out);
+}
+
+void print_dirs(FILE *out, const struct envd_result *res, const char *prefix, const char *user_off)
+{
+	size_t i, n = envd_result_dir_count(res);
+
+	if (user_off)
+		fprintf(out, "%sskipped user directory (%s)\n", prefix, user_off);
+	for (i = 0; i < n; i++) {
+		const struct envd_dir *d = envd_result_dir(res, i);
+
+		fprintf(out, "%s%-7s ", prefix, dir_state_name(d->state));
+		print_text(out, d->path);
+		fprintf(out, "/ (%s directory", d->user_side ? "user" : "system");
+		if (d->state == ENVD_DIR_USED)
+			fprintf(out, ", %zu .conf file%s", d->files, d->files == 1 ? "" : "s");
+		else if (d->reason)
+			fprintf(out, ": %s", d->reason);
+		fputs(")\n", out);
+	}
 }
 
 void print_files(FILE *out, const struct envd_result *res, const char *prefix)
@@ -234,13 +285,15 @@ void print_result(FILE *out, const struct envd_result *res, enum out_format f, b
 		if (explain) {
 			fputs("# ", out);
 			print_text(out, v->file);
-			fprintf(out, ":%u\n", v->line);
+			fprintf(out, ":%u", v->line);
+			if (v->replaced_file) {
+				fputs(" (replaces ", out);
+				print_text(out, v->replaced_file);
+				fprintf(out, ":%u)", v->replaced_line);
+			}
+			fputc('\n', out);
 		}
 		print_var(out, f, i == 0, v->name, v->value, v->value_len);
 	}
 	print_end(out, f, n);
-	if (explain) {
-		fputs("# files, in the order they are read:\n", out);
-		print_files(out, res, "#   ");
-	}
 }

@@ -13,6 +13,10 @@ enum out_format { FORMAT_ENV, FORMAT_SHELL, FORMAT_JSON, FORMAT_NUL };
 int parse_format(const char *s, enum out_format *f);
 void print_result(FILE *out, const struct envd_result *res, enum out_format f, bool explain);
 void print_files(FILE *out, const struct envd_result *res, const char *prefix);
+/* The directories of the load, each "STATE PATH/ (user|system directory,
+ * N .conf files | : reason)"; user_off, when not NULL, says why the user
+ * directory was not searched, on a line of its own first. */
+void print_dirs(FILE *out, const struct envd_result *res, const char *prefix, const char *user_off);
 /* One variable; first: the first of the output (json's separators). */
 void print_var(FILE *out, enum out_format f, bool first, const char *name, const char *value,
                size_t len);

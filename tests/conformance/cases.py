@@ -1178,3 +1178,62 @@ case("continuation_chain_empty_lines", "backslash-newlines in a row join into on
 
 case("quote_in_key", "a quote in the key position is part of the (invalid) key", conf=L('"A=1"', "'B'=2", "C=3"),
      expect=[("C", "3")])
+
+# ===========================================================================
+# Issue 25: the lines `envd check` reports because systemd reads them
+# otherwise than they look, and a user value that a system file read later
+# replaces (tests/e2e/golden_check.sh pins what check says about each).
+# ===========================================================================
+
+case("issue25_no_equals", "'EDITOR vim' has no '=': the line is ignored",
+     files={"user": {"50-a.conf": L("EDITOR vim", "B=1")}},
+     expect=[("B", "1")])
+
+case("issue25_quote_then_comment", "'\"hello world\"  # c': the blanks dropped, '# c' joined to the value",
+     files={"user": {"50-a.conf": L('GREETING="hello world"  # c')}},
+     expect=[("GREETING", "hello world# c")])
+
+case("issue25_quotes_joined", "two quoted parts with blanks between them are joined without the blanks",
+     files={"user": {"50-a.conf": L("T='single'   'joined'")}},
+     expect=[("T", "singlejoined")])
+
+case("issue25_shell_default_forms", "${X-d}, ${X+d}, ${X=d}, ${X?d} expand to nothing, X set or not",
+     files={"user": {"50-a.conf": L("A=${X-default}", "B=${X+alt}", "C=${X=d}", "D=${X?e}",
+                                    "E=${U-default}")}},
+     env={"X": "xv"},
+     expect=[("A", ""), ("B", ""), ("C", ""), ("D", ""), ("E", "")])
+
+case("issue25_inner_quote", "a quote inside an unquoted value is kept as a character",
+     files={"user": {"50-a.conf": L('C=$HOME/"my dir"', "U=a'b'")}},
+     expect=[("C", '{home}/"my dir"'), ("U", "a'b'")])
+
+case("issue25_unterminated", "NAME=\"unterminated takes the rest of the file",
+     files={"user": {"50-a.conf": L('NAME="unterminated', "B=1")}},
+     expect=[("NAME", "unterminated\nB=1\n")])
+
+case("issue25_xdg_data_dirs_unset", "XDG_DATA_DIRS=...:$XDG_DATA_DIRS with it unset loses the defaults",
+     files={"user": {"50-a.conf": L("XDG_DATA_DIRS=$HOME/.local/share/flatpak/exports/share:$XDG_DATA_DIRS",
+                                    "FIXED=$HOME/x:${XDG_DATA_DIRS_UNSET:-/usr/local/share:/usr/share}")}},
+     expect=[("XDG_DATA_DIRS", "{home}/.local/share/flatpak/exports/share:"),
+             ("FIXED", "{home}/x:/usr/local/share:/usr/share")])
+
+case("issue25_system_replaces_user", "a system file whose name sorts later replaces the user's value",
+     files={"user": {"10-path.conf": L("PATH=$HOME/.local/bin:$PATH"), "10-editor.conf": L("EDITOR=vim")},
+            "etc": {"20-editor.conf": L("EDITOR=nano")},
+            "usr": {"99-environment.conf": L('PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"')}},
+     env={"PATH": "/bin"},
+     expect=[("EDITOR", "nano"), ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")])
+
+case("issue25_user_renamed_wins", "the fix: a user file named to sort later wins, ${PATH} keeps the system's",
+     files={"user": {"zz-10-path.conf": L("PATH=$HOME/.local/bin:$PATH"), "zz-10-editor.conf": L("EDITOR=vim")},
+            "etc": {"20-editor.conf": L("EDITOR=nano")},
+            "usr": {"99-environment.conf": L('PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"')}},
+     env={"PATH": "/bin"},
+     expect=[("EDITOR", "vim"),
+             ("PATH", "{home}/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")])
+
+case("issue25_system_keeps_user", "a later system file with ${PATH} keeps the user's value in it",
+     files={"user": {"10-path.conf": L("PATH=$HOME/.local/bin:$PATH")},
+            "usr": {"99-path.conf": L("PATH=/opt/bin:${PATH}")}},
+     env={"PATH": "/bin"},
+     expect=[("PATH", "/opt/bin:{home}/.local/bin:/bin")])

@@ -450,10 +450,13 @@ e audit --pam-dir="$CASES" ../cases/right
 expect_rc "a service name with a slash" 3
 e audit --format=shell --pam-dir="$CASES"
 expect_rc "audit --format=shell" 2
-e --pam-dir="$CASES" show
-expect_rc "--pam-dir with show" 2
+e --pam-dir="$CASES" policy
+expect_rc "--pam-dir with policy" 2
+expect_err "--pam-dir with policy" "envd: --pam-dir goes with audit, show, check and files
+Try 'envd --help'.
+"
 for opt in --explain --root=/ --user-dir=/ --no-user --inherit --no-overwrite --no-expand \
-	--user-allow=X --user-deny=X --user-only=X --reapply=PATH; do
+	--user-allow=X --user-deny=X --user-only=X --reapply=PATH --set=A=1; do
 	e "$opt" audit --pam-dir="$CASES" right
 	expect_rc "audit $opt" 2
 	expect_err "audit $opt" "envd: audit takes --pam-dir, --pam-version, --format, -q and -v only

@@ -66,6 +66,26 @@ mkroot() {
 		"$1/usr/local/lib/environment.d" "$1/usr/lib/environment.d"
 }
 
+# dir_lines PREFIX USERDIR N ROOT N N N N: the lines `envd files` starts
+# with, each after PREFIX, for a user directory and a mkroot tree that are
+# all used, with the number of .conf files of each
+dir_lines() {
+	local p=$1 u=$2 n=$3 r=$4 d s
+	s=s
+	[ "$n" = 1 ] && s=
+	printf '%sused    %s/ (user directory, %s .conf file%s)\n' "$p" "$u" "$n" "$s"
+	shift 4
+	for d in etc/environment.d run/environment.d usr/local/lib/environment.d usr/lib/environment.d; do
+		s=s
+		[ "$1" = 1 ] && s=
+		printf '%sused    %s/ (system directory, %s .conf file%s)\n' "$p" "$r/$d" "$1" "$s"
+		shift
+	done
+}
+# an empty PAM directory: a login has no XDG_RUNTIME_DIR from pam_systemd
+PAM0=$T/pam0
+mkdir -p "$PAM0"
+
 # the caller, as a login of the caller would see it
 me=$(id -un)
 my_uid=$(id -u)
@@ -426,7 +446,11 @@ used    $UL/a.conf
 errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped
 $RU/80-fifo.conf: error: not a regular file, skipped
 "
-xe() { e --root="$R" --user-dir="$U" "$@"; }
+xe() { e --pam-dir="$PAM0" --root="$R" --user-dir="$U" "$@"; }
+xdirs=$(dir_lines '' "$U" 2 "$R" 4 2 1 8)
+model0="# before pam_envd.so the login has HOME, USER, LOGNAME and SHELL from the passwd entry, PATH, and:
+#   no XDG_RUNTIME_DIR: no service has pam_systemd.so
+#   not known here, each session sets them: XDG_SESSION_TYPE, XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)"
 
 xe show
 expect_rc "explain tree: show" 0
@@ -443,7 +467,8 @@ expect_err "explain tree: show reports the skipped files" "$errors_expected"
 
 xe show --explain
 expect_rc "show --explain" 0
-expect_out "show --explain: file:line per variable, then every file with its state" "# $U/30-later.conf:3
+expect_out "show --explain: file:line per variable, then every file with its state" "$model0
+# $U/30-later.conf:3
 B=2
 # $E_/10-first.conf:2
 A=1
@@ -459,8 +484,12 @@ F=2
 G=1
 # $UL/a.conf:1
 H=2x
+# directories, highest precedence first:
+$(printf '%s\n' "$xdirs" | sed 's/^/#   /')
 # files, in the order they are read:
 $(printf '%s' "$files_expected" | sed 's/^/#   /')
+# envd check says:
+#   $UL/README: warning: not read: environment.d reads only names ending in \".conf\"
 "
 expect_err "show --explain" "$errors_expected"
 xe show -e -f env
@@ -468,7 +497,8 @@ expect_rc "show -e -f env" 0
 
 xe files
 expect_rc "files" 0
-expect_out "files: used/masked/masks/skipped, in strcmp order of basenames" "$files_expected"
+expect_out "files: the directories, then used/masked/masks/skipped, in strcmp order of basenames" "$xdirs
+$files_expected"
 expect_err "files" "$errors_expected"
 
 xe show --explain --format=json
@@ -482,7 +512,7 @@ E, RU, L, UL = R + "/etc/environment.d", R + "/run/environment.d", R + "/usr/loc
 doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), object_pairs_hook=list)
 def obj(pairs):
     return dict(pairs)
-assert [k for k, _ in doc] == ["variables", "files"], doc
+assert [k for k, _ in doc] == ["variables", "directories", "files"], doc
 top = dict(doc)
 vs = top["variables"]
 for v in vs:
@@ -493,6 +523,10 @@ want = [("B", "2", U + "/30-later.conf", 3), ("A", "1", E + "/10-first.conf", 2)
         ("E", "user", U + "/70-x.conf", 1), ("F", "2", UL + "/9-b.conf", 1),
         ("G", "1", UL + "/B.conf", 1), ("H", "2x", UL + "/a.conf", 1)]
 assert got == want, (got, want)
+ds = [dict(d) for d in top["directories"]]
+assert [(d["path"], d["state"], d["user"], d["files"], d["reason"]) for d in ds] == [
+    (U, "used", True, 2, None), (E, "used", False, 4, None), (RU, "used", False, 2, None),
+    (L, "used", False, 1, None), (UL, "used", False, 8, None)], ds
 fs = top["files"]
 for f in fs:
     assert [k for k, _ in f] == ["path", "state", "user", "masked_by", "reason"], f
@@ -550,14 +584,16 @@ H=2x
 '
 xe -q files
 expect_no_err "-q files"
-expect_out "-q files" "$files_expected"
+expect_out "-q files" "$xdirs
+$files_expected"
 # stdout holds only the output even while diagnostics are printed
 xe -v -v show -f json
 expect_rc "-vv show -f json" 0
 expect_true "-vv show -f json: stderr has the tracing" test -s "$T/err"
 if have_cmds jq; then expect_true "-vv show -f json: stdout parses" jq -e 'length == 8' "$T/out" >/dev/null; fi
 xe check
-expect_no_out "check"
+expect_out "check: the findings on stdout" "$UL/README: warning: not read: environment.d reads only names ending in \".conf\"
+$errors_expected"
 
 # an empty file masks the same name in later directories
 M=$T/mask
@@ -609,8 +645,8 @@ $lf:15: error: BASH_ENV refused: makes shells started later run code
 "
 ce check
 expect_rc "check: findings" 1
-expect_no_out "check"
-expect_err "check: one file:line: diagnostic per finding, exactly" "$lint_expected"
+expect_no_err "check"
+expect_out "check: one file:line: finding per line on stdout, exactly" "$lint_expected"
 ce check "$me"
 expect_rc "check USER" 1
 ce -q check
@@ -634,7 +670,8 @@ assert d["FINE"].startswith("1:d::$:"), d
 fi
 ce files
 expect_rc "files over a file with findings" 0
-expect_out "files over a file with findings" "used    $lf
+expect_out "files over a file with findings" "$(dir_lines '' "$C/u" 1 "$C/r" 0 0 0 0)
+used    $lf
 "
 
 # a clean file: exit 0, nothing printed
@@ -663,7 +700,7 @@ rm "$P/r/etc/environment.d/50-system.conf"
 cp "$FIX/system.conf" "$P/u/50-system.conf"
 e --root="$P/r" --user-dir="$P/u" check
 expect_rc "check: LD_PRELOAD/BASH_ENV in the user dir are refused" 1
-expect_err "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
+expect_out "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
 $P/u/50-system.conf:3: error: BASH_ENV refused: makes shells started later run code
 "
 e --root="$P/r" --user-dir="$P/u" show
@@ -701,11 +738,11 @@ printf 'XDG_DATA_HOME=/home/u/data\n' >"$P/u/50-data.conf"
 printf 'GCONV_PATH=${XDG_DATA_HOME}/gconv\nSAFE=${XDG_DATA_HOME}\n' >"$P/r/etc/environment.d/60-gconv.conf"
 e --root="$P/r" --user-dir="$P/u" check
 expect_rc "check: a user-controlled value in a refused name is a finding" 1
-expect_err "check: GCONV_PATH from \$XDG_DATA_HOME" "$P/r/etc/environment.d/60-gconv.conf:1: warning: GCONV_PATH takes its value from \$XDG_DATA_HOME, which a user file sets: the user controls a name that user files may not set (steers the dynamic loader or libc of programs started later)
+expect_out "check: GCONV_PATH from \$XDG_DATA_HOME" "$P/r/etc/environment.d/60-gconv.conf:1: warning: GCONV_PATH takes its value from \$XDG_DATA_HOME, which a user file sets: the user controls a name that user files may not set (steers the dynamic loader or libc of programs started later)
 "
 mv "$P/r/etc/environment.d/60-gconv.conf" "$P/r/etc/environment.d/40-gconv.conf"
 e --root="$P/r" --user-dir="$P/u" check
-expect_err_lacks "check: no such finding when the system file comes first" "takes its value from"
+expect_out_lacks "check: no such finding when the system file comes first" "takes its value from"
 rm -f "$P/r/etc/environment.d/40-gconv.conf" "$P/u/50-data.conf"
 
 # files without the .conf suffix: not read, reported by check only
@@ -723,7 +760,7 @@ expect_no_err "show: no lint about names"
 nc='warning: not read: environment.d reads only names ending in ".conf"'
 e --root="$N/r" --user-dir="$N/u" check
 expect_rc "check: files without .conf are findings" 1
-sort "$T/err" >"$N/err.sorted"
+sort "$T/out" >"$N/err.sorted"
 expect_file "check: each file without .conf named, hidden files and directories not" "$N/err.sorted" \
 	"$(printf '%s\n' "$N/r/etc/environment.d/environment: $nc" "$N/u/20-upper.CONF: $nc" "$N/u/90-env: $nc" | sort)
 "
@@ -736,19 +773,20 @@ printf 'A=1\nB=\377x\nC=2\n' >"$B/u/10-utf8.conf"
 printf 'N=1\0\n' >"$B/u/20-nul.conf"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: invalid UTF-8 and a NUL byte" 1
-expect_err "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped
+expect_out "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped
 $B/u/20-nul.conf: error: contains a NUL byte, skipped (as systemd does)
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_out "show: invalid UTF-8 skips one assignment only" $'A=1\nC=2\n'
 e --root="$B/r" --user-dir="$B/u" files
-expect_out "files: a file with a NUL byte is skipped" "used    $B/u/10-utf8.conf
+expect_out "files: a file with a NUL byte is skipped" "$(dir_lines '' "$B/u" 2 "$B/r" 0 0 0 0)
+used    $B/u/10-utf8.conf
 skipped $B/u/20-nul.conf (contains a NUL byte)
 "
 chmod 757 "$B/u"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: world-writable user directory" 1
-expect_err "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped
+expect_out "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_rc "show: world-writable user directory" 0
@@ -761,7 +799,7 @@ cp "$B/u/10-utf8.conf" "$B/gw/u/"
 chmod 757 "$B/gw"
 e --root="$B/r" --user-dir="$B/gw/u" check
 expect_rc "check: a world-writable parent of the user directory" 1
-expect_err "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped
+expect_out "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped
 "
 chmod 755 "$B/gw"
 rm -rf "$B/gw"
@@ -784,7 +822,7 @@ printf 'C=1\n' >"$HN/u/esc$(printf '\033')[31m.conf"
 e --root="$HN/r" --user-dir="$HN/u" show
 expect_out "odd file names: show" $'A=1\nC=1\nB=1\n'
 e --root="$HN/r" --user-dir="$HN/u" files
-expect_true "odd file names: files prints one line per file" test "$(wc -l <"$T/out")" -eq 3
+expect_true "odd file names: files prints one line per directory and file" test "$(wc -l <"$T/out")" -eq 8
 e --root="$HN/r" --user-dir="$HN/u" show --explain
 grep -v '^#' "$T/out" >"$HN/explain.vars"
 expect_file "odd file names: show --explain adds only comment lines" "$HN/explain.vars" $'A=1\nC=1\nB=1\n'
@@ -808,10 +846,11 @@ if [ "$my_uid" != 0 ]; then
 	chmod 000 "$Q/u/20-unreadable.conf"
 	e --root="$Q/r" --user-dir="$Q/u" check
 	expect_rc "check: unreadable file" 1
-	expect_err "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied, skipped
+	expect_out "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied, skipped
 "
 	e --root="$Q/r" --user-dir="$Q/u" files
-	expect_out "files: unreadable file skipped" "used    $Q/u/10-ok.conf
+	expect_out "files: unreadable file skipped" "$(dir_lines '' "$Q/u" 2 "$Q/r" 0 0 0 0)
+used    $Q/u/10-ok.conf
 skipped $Q/u/20-unreadable.conf (permission denied)
 "
 fi
@@ -856,7 +895,9 @@ SHELL=/bin/other
 NEW=/bin/other
 "
 oe --no-user files
-expect_out "--no-user: files" "used    $O/r/etc/environment.d/10-a.conf
+expect_out "--no-user: files" "skipped user directory (--no-user)
+$(dir_lines '' /x 0 "$O/r" 1 0 0 0 | tail -n +2)
+used    $O/r/etc/environment.d/10-a.conf
 "
 
 # ---- expansion base: passwd entry by default, the process environment with --inherit
@@ -873,12 +914,21 @@ expect_out "without --inherit: HOME/USER/LOGNAME/SHELL from passwd, default PATH
 "
 e_env FOO=bar HOME="$I/h" XDG_CONFIG_HOME="$I/x" -- --root="$I/r" files
 expect_rc "without --inherit: files" 0
-expect_out_lacks "without --inherit: \$HOME and \$XDG_CONFIG_HOME do not pick the user dir" "$I/"
+expect_out_lacks "without --inherit: \$HOME does not pick the user dir" "$I/h/"
+expect_out_lacks "without --inherit: \$XDG_CONFIG_HOME does not pick the user dir" "$I/x/"
+expect_err "without --inherit: a note on the \$XDG_CONFIG_HOME a login does not see" \
+	"envd: note: XDG_CONFIG_HOME is set here, but a login does not see this shell's variables: it reads $my_home/.config/environment.d, not $I/x/environment.d (--inherit reads that one, as systemd's generator in a manager that has XDG_CONFIG_HOME)
+"
+e_env FOO=bar XDG_CONFIG_HOME="$my_home/.config" -- --root="$I/r" files
+expect_no_err "without --inherit: no note when \$XDG_CONFIG_HOME names the login's directory"
+e_env FOO=bar XDG_CONFIG_HOME="$I/x" -- --root="$I/r" --inherit files
+expect_no_err "--inherit: no note on \$XDG_CONFIG_HOME"
 e_env -i FOO=bar HOME="$I/h" -- --inherit --root="$I/r" show
 expect_out "--inherit under env -i: the base is the process environment only" "A=$I/h|||||bar
 "
 e_env -i FOO=bar HOME="$I/h" -- --inherit --root="$I/r" files
-expect_out "--inherit: the user dir is \$HOME/.config/environment.d" "used    $I/h/.config/environment.d/a.conf
+expect_out "--inherit: the user dir is \$HOME/.config/environment.d" "$(dir_lines '' "$I/h/.config/environment.d" 1 "$I/r" 0 0 0 0)
+used    $I/h/.config/environment.d/a.conf
 "
 e_env -i FOO=bar HOME="$I/h" XDG_CONFIG_HOME="$I/x" -- --inherit --root="$I/r" show
 expect_out "--inherit: \$XDG_CONFIG_HOME/environment.d replaces \$HOME/.config/environment.d" "X=xdg|bar
@@ -1012,7 +1062,8 @@ else
 PUBLIC=1
 SYS=1
 "
-		tu_files="used    $D/10-a.conf
+		tu_files="$(dir_lines '' "$D" 4 "$S/r" 1 0 0 0)
+used    $D/10-a.conf
 skipped $D/20-link.conf (permission denied)
 skipped $D/30-unreadable.conf (permission denied)
 used    $D/40-public.conf
@@ -1032,7 +1083,7 @@ $D/30-unreadable.conf: error: permission denied, skipped
 		expect_out "root, files USER" "$tu_files"
 		e --root="$S/r" check "$tmp_user"
 		expect_rc "root, check USER: unreadable files are findings" 1
-		expect_err "root, check USER: unreadable files" "$tu_err"
+		expect_out "root, check USER: unreadable files" "$tu_err"
 		e --root="$S/r" --explain show "$tmp_user"
 		expect_out_lacks "root, show --explain USER: no secret" topsecret
 		e_env HOME=/root XDG_CONFIG_HOME=/root/.config -- --root="$S/r" files "$tmp_user"
@@ -1043,7 +1094,8 @@ $D/30-unreadable.conf: error: permission denied, skipped
 				env -i PATH=/usr/bin:/bin "$ENVD" --root="$S/r" files >"$T/out" 2>"$T/err"
 			rc=$?
 			# as that user, the root-only 0600 system file cannot be read
-			expect_out "the user themselves: files" "used    $D/10-a.conf
+			expect_out "the user themselves: files" "$(dir_lines '' "$D" 4 "$S/r" 1 0 0 0)
+used    $D/10-a.conf
 skipped $D/20-link.conf (permission denied)
 skipped $D/30-unreadable.conf (permission denied)
 used    $D/40-public.conf

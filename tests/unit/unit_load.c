@@ -684,6 +684,160 @@ static void test_missing_and_odd_dirs(void **state)
 	tu_tree_free(&t);
 }
 
+/* Each directory's state in the result, in precedence order, with the
+ * .conf entries listed and why one was skipped. */
+static void test_dir_states(void **state)
+{
+	struct tu_tree t;
+	const struct envd_dir *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", "A=1\n");
+	tu_write(t.user, "b.conf", "B=1\n");
+	tu_write(t.etc, "c.conf", "C=1\n");
+	assert_int_equal(rmdir(t.run), 0);
+	assert_int_equal(chmod(t.usr, 0777), 0);
+	tu_load_ok(&t);
+	assert_int_equal(envd_result_dir_count(t.res), 5);
+	d = envd_result_dir(t.res, 0);
+	assert_string_equal(d->path, t.user);
+	assert_int_equal(d->state, ENVD_DIR_USED);
+	assert_true(d->user_side);
+	assert_int_equal(d->files, 2);
+	d = envd_result_dir(t.res, 1);
+	assert_string_equal(d->path, t.etc);
+	assert_int_equal(d->state, ENVD_DIR_USED);
+	assert_false(d->user_side);
+	assert_int_equal(d->files, 1);
+	d = envd_result_dir(t.res, 2);
+	assert_int_equal(d->state, ENVD_DIR_MISSING);
+	assert_null(d->reason);
+	d = envd_result_dir(t.res, 3);
+	assert_int_equal(d->state, ENVD_DIR_USED);
+	assert_int_equal(d->files, 0);
+	d = envd_result_dir(t.res, 4);
+	assert_string_equal(d->path, t.usr);
+	assert_int_equal(d->state, ENVD_DIR_SKIPPED);
+	assert_non_null(d->reason);
+	assert_null(envd_result_dir(t.res, 5));
+	assert_int_equal(chmod(t.usr, 0755), 0);
+	/* without a user directory, the system ones only */
+	t.cfg.user_dir = NULL;
+	tu_load_ok(&t);
+	assert_int_equal(envd_result_dir_count(t.res), 4);
+	assert_false(envd_result_dir(t.res, 0)->user_side);
+	tu_tree_free(&t);
+}
+
+/* A user's assignment that a later system file replaces is a lint
+ * finding at the user's line, and the variable names it; one that a
+ * system file keeps (${NAME}) or that comes later is not. */
+static void test_lint_replaced(void **state)
+{
+	struct tu_tree t;
+	const struct envd_var *v;
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.flags = ENVD_LINT;
+	tu_write(t.user, "10-a.conf", "A=user\nK=user\n");
+	tu_write(t.user, "30-b.conf", "B=user\n");
+	tu_write(t.etc, "20-a.conf", "A=etc\nK=sys:$K\nB=etc\n");
+	tu_write(t.usr, "99-a.conf", "A=usr\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "A", "usr");
+	tu_assert_var(&t, "K", "sys:user");
+	tu_assert_var(&t, "B", "user");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_REPLACED), 1);
+	d = tu_need(&t.diags, ENVD_C_LINT_REPLACED, "/10-a.conf", 1);
+	assert_string_equal(d->name, "A");
+	assert_int_equal(d->severity, ENVD_WARNING);
+	/* the last system file is named, and a name that sorts after it */
+	assert_non_null(strstr(d->message, "/usr/lib/environment.d/99-a.conf:1"));
+	assert_non_null(strstr(d->message, "such as zz-10-a.conf"));
+	v = envd_result_get(t.res, "A");
+	assert_true(tu_ends_with(v->replaced_file, "/10-a.conf"));
+	assert_int_equal(v->replaced_line, 1);
+	assert_null(envd_result_get(t.res, "K")->replaced_file);
+	/* without lint: neither noted nor reported */
+	t.cfg.flags = 0;
+	tu_load_ok(&t);
+	assert_null(envd_result_get(t.res, "A")->replaced_file);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_REPLACED), 0);
+	tu_tree_free(&t);
+}
+
+/* What systemd reads otherwise than it looks: a code at each line under
+ * lint, nothing without it, the values unchanged. */
+static void test_lint_readings(void **state)
+{
+	struct tu_tree t;
+	const char *f = "/etc/environment.d/a.conf";
+	size_t i;
+	static const enum envd_code codes[] = {
+	    ENVD_C_LINT_NO_EQUALS,   ENVD_C_LINT_AFTER_QUOTE,  ENVD_C_LINT_UNSUPPORTED,
+	    ENVD_C_LINT_INNER_QUOTE, ENVD_C_LINT_XDG_DEFAULTS, ENVD_C_LINT_OPEN_QUOTE,
+	};
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf",
+	         "EDITOR vim\n"                      /* 1 */
+	         "G=\"hello world\"  # c\n"          /* 2 */
+	         "A=${X-default}\n"                  /* 3 */
+	         "C=/h/\"my dir\"\n"                 /* 4 */
+	         "XDG_DATA_DIRS=/f:$XDG_DATA_DIRS\n" /* 5 */
+	         "N=\"open\n"                        /* 6 */
+	         "B=1\n");
+	t.cfg.flags = ENVD_LINT;
+	tu_load_ok(&t);
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		tu_assert_diag(&t.diags, codes[i], f, (unsigned)i + 1);
+		assert_int_equal(tu_count(&t.diags, codes[i]), 1);
+	}
+	/* the XDG finding replaces the generic ones */
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_UNSET), 0);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_EMPTY_PATH), 0);
+	tu_assert_var(&t, "G", "hello world# c");
+	tu_assert_var(&t, "A", "");
+	tu_assert_var(&t, "C", "/h/\"my dir\"");
+	tu_assert_var(&t, "XDG_DATA_DIRS", "/f:");
+	tu_assert_var(&t, "N", "open\nB=1\n");
+	tu_assert_unset(&t, "EDITOR");
+	t.cfg.flags = 0;
+	tu_load_ok(&t);
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		assert_int_equal(tu_count(&t.diags, codes[i]), 0);
+	tu_assert_var(&t, "G", "hello world# c");
+	tu_tree_free(&t);
+}
+
+/* A reference to a variable the caller names as per-session and the base
+ * lacks is a notice, without lint too; set in the base, none. */
+static void test_session_names(void **state)
+{
+	static const char *const names[] = {"XDG_SESSION_TYPE", NULL};
+	static const char *const base[] = {"XDG_SESSION_TYPE=x11", NULL};
+	struct tu_tree t;
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf", "GDK=${XDG_SESSION_TYPE}\n");
+	t.cfg.session_names = names;
+	tu_load_ok(&t);
+	d = tu_need(&t.diags, ENVD_C_SESSION_UNKNOWN, "/a.conf", 1);
+	assert_int_equal(d->severity, ENVD_NOTICE);
+	assert_string_equal(d->name, "GDK");
+	t.cfg.base_env = base;
+	tu_load_ok(&t);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_SESSION_UNKNOWN), 0);
+	tu_assert_var(&t, "GDK", "x11");
+	tu_tree_free(&t);
+}
+
 /* ---- syntax seen through the loader: codes at file:line ---- */
 
 static void test_diagnostics_at_file_line(void **state)
@@ -916,6 +1070,10 @@ int main(void)
 	    tu_test(test_non_conf_files),
 	    tu_test(test_non_conf_without_d_type),
 	    tu_test(test_missing_and_odd_dirs),
+	    tu_test(test_dir_states),
+	    tu_test(test_lint_replaced),
+	    tu_test(test_lint_readings),
+	    tu_test(test_session_names),
 	    tu_test(test_diagnostics_at_file_line),
 	    tu_test(test_lookup_order),
 	    tu_test(test_quoting_does_not_protect),
