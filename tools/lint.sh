@@ -206,8 +206,8 @@ deps_findings() {
 	local root=$1 list=$1/tools/deps.list
 	[ -f "$list" ] || { echo "$list: error: missing"; return; }
 	awk '!/^[ \t]*(#|$)/ {
-		if (NF < 3 || NF > 4 || $1 !~ /^(cmd|pc|file)$/ || (NF == 4 && $4 != "dm"))
-			print FILENAME ":" FNR ": error: not KIND NAME PACKAGE [dm] (KIND: cmd, pc, file)"
+		if (NF < 3 || NF > 4 || $1 !~ /^(cmd|pc|file)$/ || (NF == 4 && $4 !~ /^(dm|demo)$/))
+			print FILENAME ":" FNR ": error: not KIND NAME PACKAGE [TAG] (KIND: cmd, pc, file; TAG: demo, dm)"
 		else if (seen[$1 " " $2]++) print FILENAME ":" FNR ": error: " $1 " " $2 " listed twice"
 	}' "$list"
 	deps_declared "$root" | awk -v list="$list" '
