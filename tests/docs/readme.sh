@@ -13,8 +13,9 @@
 #   <!-- readme-test: other RECIPE -->   builds or installs a package, or is
 #       another family's: RECIPE (a file of the tree) exists, the block
 #       names a package RECIPE defines, every package file it installs
-#       (*.deb, *.rpm, *.apk) is one of RECIPE's, and every Debian package
-#       it installs besides is a build dependency of debian/control;
+#       (*.deb, *.rpm, *.apk) is one of RECIPE's, and every package it
+#       installs besides with apt-get or dnf is a build dependency of
+#       debian/control or of the spec (or rpm-build and the autotools);
 #   <!-- readme-test: covered TEST -->   what TEST, a test of Makefile.am's
 #       TESTS, does for real; every ./configure option it gives is one of
 #       configure's;
@@ -126,11 +127,22 @@ check_other() { # N LINE RECIPE
 			fail "README.md:$line: $f: $recipe makes no package $w ($names)"
 		fi
 	done
-	# the Debian packages it installs from the archive: build dependencies
+	# the packages it installs from the distribution: build dependencies
+	# of debian/control or of the spec (and, for the spec, what make dist
+	# needs in a git checkout)
 	for w in $(sed -n 's/.*apt-get install \([^#]*\).*/\1/p' "$T/blocks/$n" | tr ' ' '\n' |
 		grep -vE '^(-|\.\./|/|$)|\.deb$'); do
 		if builddeps | grep -qxF -- "$w"; then pass "README.md:$line: $w is a build dependency"; else
 			fail "README.md:$line: $w is not a build dependency in debian/control"
+		fi
+	done
+	for w in $(sed -n 's/.*dnf install \([^#]*\).*/\1/p' "$T/blocks/$n" | tr ' ' '\n' |
+		grep -vE '^(-|\.\./|/|~|$)|\.rpm$'); do
+		if { printf '%s\n' rpm-build autoconf automake libtool; awk '/^BuildRequires:/ { print $2 }' \
+			"$top_srcdir/$recipe"; } | grep -qxF -- "$w"; then
+			pass "README.md:$line: $w is a build dependency of $recipe"
+		else
+			fail "README.md:$line: $w is not a BuildRequires of $recipe"
 		fi
 	done
 }
