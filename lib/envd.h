@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
- * item; earlier work is kept.  The defaults are documented in README.md and
+ * item; earlier work is kept.  The defaults are documented in DEVELOPING.md and
  * envd(1). */
 #define ENVD_MAX_FILE_BYTES    (1024u * 1024u)       /* bytes read from one file */
 #define ENVD_MAX_INPUT_BYTES   (16u * 1024u * 1024u) /* bytes read in one load */
@@ -45,7 +45,7 @@
 /* Variables the user's files may add to a login's environment: libpam's
  * pam_putenv searches the whole environment on every call, so n
  * variables cost the root login process n^2 work at open and again at
- * close; the cap keeps that small (README.md, "Limits", has the measured
+ * close; the cap keeps that small (DEVELOPING.md, "Limits", has the measured
  * cost). */
 #define ENVD_MAX_USER_VARS 2048u
 

@@ -137,7 +137,7 @@ static const unsigned char stops[256] = {
  * that stops state's runs, or len.  Runs of ordinary bytes are copied with
  * one append, not byte by byte through the state machine: most bytes of a
  * file are such runs, and a per-byte append cost a whole login measurably
- * more, past the 1% that a fast path has to earn (README.md, "Tests and
+ * more, past the 1% that a fast path has to earn (DEVELOPING.md, "Tests and
  * benchmarks", has the figures). */
 static size_t run_end(const char *buf, size_t i, size_t len, unsigned state_bit)
 {

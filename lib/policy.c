@@ -496,7 +496,7 @@ int envd_policy_only(struct envd_policy *p, const char *patterns)
  * and add_patterns': literal bytes, '*' for any run, '?' for any one byte,
  * no brackets or backslashes.  Byte by byte, with no locale: fnmatch
  * converts both strings to wide characters first, which was most of the
- * policy's cost under a UTF-8 locale (README.md, "Tests and benchmarks",
+ * policy's cost under a UTF-8 locale (DEVELOPING.md, "Tests and benchmarks",
  * has the figures).  The names it sees are ASCII (envd_name_valid), where a
  * byte is a character.  A mismatch after a '*' lets that '*' take one
  * more byte of the name and retries from there; an earlier '*' never

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-# tools/deps.sh - installs the build and test dependencies (./dev deps, and
-# before every ./dev command that builds): each line of tools/deps.list
-# (but those tests/pkg/dm.sh installs itself) is probed, and the Debian
-# packages of the ones that are missing are installed with apt-get (through
-# sudo when not root); nothing when all are there.  README.md lists the
+# tools/deps.sh [--demo] - installs the build and test dependencies (./dev
+# deps, and before every ./dev command that builds): each line of
+# tools/deps.list (but those tests/pkg/dm.sh installs itself) is probed, and
+# the Debian packages of the ones that are missing are installed with
+# apt-get (through sudo when not root); nothing when all are there.
+# --demo: only the lines tagged demo, what ./dev demo needs (a compiler, the
+# autotools, the Linux-PAM headers, pamtester).  DEVELOPING.md lists the
 # Fedora, Arch and Alpine names.
 set -euo pipefail
 
 list=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/deps.list
+want=all
+case ${1:-} in
+'') ;;
+--demo) want=demo ;;
+*) echo "usage: $0 [--demo]" >&2; exit 2 ;;
+esac
 
 # probe KIND NAME: the thing a line of deps.list names is there (commands
 # also in the sbin directories, which a user's PATH may lack)
@@ -26,7 +34,11 @@ probe() {
 missing=()
 while read -r kind name pkg tag; do
 	case $kind in '' | '#'*) continue ;; esac
-	[ -z "${tag:-}" ] || continue # dm: tests/pkg/dm.sh installs it
+	case $want/${tag:-} in
+	*/dm) continue ;; # tests/pkg/dm.sh installs it
+	demo/demo | all/*) ;;
+	*) continue ;;
+	esac
 	probe "$kind" "$name" && continue
 	case " ${missing[*]} " in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
 done <"$list"
@@ -40,7 +52,7 @@ if [ "$(id -u)" != 0 ]; then
 	fi
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "dev: not a Debian system; install the packages listed in README.md" >&2
+	echo "dev: not a Debian system; install the packages listed in DEVELOPING.md" >&2
 	exit 1
 fi
 # slapd and libnss-ldapd (tests/e2e/e2e_ldap.sh, which configures both
@@ -59,7 +71,9 @@ EOF
 	echo "dev: debconf's database stayed locked: slapd and libnss-ldapd not preseeded" >&2
 }
 case " ${missing[*]} " in *" slapd "* | *" libnss-ldapd "*) preseed ;; esac
-echo "dev: installing build and test dependencies: ${missing[*]}" >&2
+what="build and test"
+[ "$want" = all ] || what=$want
+echo "dev: installing the $what dependencies: ${missing[*]}" >&2
 # another apt run (a second checkout's ./dev) holds the lock: wait for it
 lock=(-o DPkg::Lock::Timeout=900)
 $sudo apt-get "${lock[@]}" update -qq >/dev/null

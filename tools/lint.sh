@@ -16,7 +16,7 @@
 #              (need_cmds, have_cmds, stage_needs, lint_needs) or probes
 #              (command -v, type -P), by name or by a for loop over names,
 #              is in tools/deps.list, whose lines are well formed and whose
-#              packages README.md's Debian row names; and the check itself
+#              packages DEVELOPING.md's Debian row names; and the check itself
 #              finds what a scratch tree's list lacks
 # Default: all seven.  The analyzers build in DIR/lint-fanalyzer and
 # DIR/lint-scan (DIR: _build of the source tree), each check's output goes
@@ -206,17 +206,17 @@ deps_findings() {
 	local root=$1 list=$1/tools/deps.list
 	[ -f "$list" ] || { echo "$list: error: missing"; return; }
 	awk '!/^[ \t]*(#|$)/ {
-		if (NF < 3 || NF > 4 || $1 !~ /^(cmd|pc|file)$/ || (NF == 4 && $4 != "dm"))
-			print FILENAME ":" FNR ": error: not KIND NAME PACKAGE [dm] (KIND: cmd, pc, file)"
+		if (NF < 3 || NF > 4 || $1 !~ /^(cmd|pc|file)$/ || (NF == 4 && $4 !~ /^(dm|demo)$/))
+			print FILENAME ":" FNR ": error: not KIND NAME PACKAGE [TAG] (KIND: cmd, pc, file; TAG: demo, dm)"
 		else if (seen[$1 " " $2]++) print FILENAME ":" FNR ": error: " $1 " " $2 " listed twice"
 	}' "$list"
 	deps_declared "$root" | awk -v list="$list" '
 		BEGIN { while ((getline l < list) > 0) { split(l, f, /[ \t]+/); if (f[1] == "cmd") have[f[2]] = 1 } }
 		!($2 in have) { print $1 ": error: " $2 " is not in tools/deps.list (add: cmd " $2 " DEBIAN-PACKAGE)" }'
-	[ -f "$root/README.md" ] || return 0
+	[ -f "$root/DEVELOPING.md" ] || return 0
 	awk '!/^[ \t]*(#|$)/ { print $3 }' "$list" | sort -u | while read -r p; do
-		grep -E '^\| Debian, Ubuntu \|' "$root/README.md" | grep -qw -- "$p" ||
-			echo "README.md: error: the Debian, Ubuntu row lacks $p (tools/deps.list)"
+		grep -E '^\| Debian, Ubuntu \|' "$root/DEVELOPING.md" | grep -qw -- "$p" ||
+			echo "DEVELOPING.md: error: the Debian, Ubuntu row lacks $p (tools/deps.list)"
 	done
 }
 

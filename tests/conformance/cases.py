@@ -1055,7 +1055,7 @@ case("exp_many_references", "a value with 2000 references",
 # Deliberate deviations: limits, policy, permissions
 # ===========================================================================
 
-LIMIT = "envd bounds what a user controls (README, Limits); systemd has no such bound here: "
+LIMIT = "envd bounds what a user controls (DEVELOPING.md, Limits); systemd has no such bound here: "
 POLICY = ("envd applies its name policy to user files (SECURITY.md): loader, shell start-up, "
           "interpreter and session identity variables from the user directory are refused; "
           "systemd's generator sets them.")

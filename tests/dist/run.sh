@@ -4,9 +4,10 @@
 # tests/dist/run.sh - the distcheck stage of ./dev test: make distcheck
 # from _build/distcheck (the tarball builds, its make check passes in a
 # read-only source tree, install and uninstall into distcheck's own prefix
-# leave nothing behind).  Prints "pass fail skip" of the make check inside
-# it; the tarball stays in _build/distcheck for the user and packages
-# stages.
+# leave nothing behind); then, as root, ./dev demo on a fresh Debian 12
+# (tests/dist/fresh.sh).  Prints "pass fail skip" of the make check inside
+# distcheck and of fresh.sh; the tarball stays in _build/distcheck for the
+# user and packages stages.
 set -uo pipefail
 # shellcheck source=tools/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../tools/common.sh"
@@ -28,5 +29,9 @@ if [ "$rc" != 0 ]; then
 else
 	grep -E '^pam_envd-.*archives ready for distribution' "$log" >&2 || true
 fi
-count_log "$log"
+read -r p f s < <(count_log "$log")
+# ./dev demo on a fresh Debian 12 (root; tests/dist/fresh.sh)
+fresh=$("$top/tests/dist/fresh.sh") || rc=1
+read -r a b c <<<"$fresh"
+echo "$((p + ${a:-0})) $((f + ${b:-0})) $((s + ${c:-0}))"
 exit "$rc"

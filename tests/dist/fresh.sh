@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 The pam_envd authors
+# tests/dist/fresh.sh - README.md's and DEVELOPING.md's claim that
+# `./dev demo` works on a fresh Debian 12 machine, checked on one: a
+# minimal Debian 12 (debootstrap --variant=minbase bookworm) in
+# _build/fresh, the source tree's committed files (git ls-files, as a
+# clone has them; the whole tree without _build/ outside git) copied into
+# it, and `./dev demo` run there by chroot as root, with /proc, /dev and
+# /sys mounted for it and unmounted after.  The bootstrapped system is
+# cached in _build/fresh-bookworm.tar (made by the first run).  It passes when the demo ends
+# with "the module and envd agree".  Prints the time it took and the
+# packages the demo installed on stderr, and "pass fail skip" on stdout,
+# like a stage.  Root and the Debian archive are needed: without root it
+# is skipped; when debootstrap cannot fetch (no network) it is skipped,
+# or under CI=true failed.  ENVD_DEBIAN_MIRROR overrides the mirror
+# (http://deb.debian.org/debian).  About two minutes (the first run one
+# more, for debootstrap).
+set -uo pipefail
+# shellcheck source=tools/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tools/common.sh"
+
+say() { echo "== fresh: $*" >&2; }
+if [ "$(id -u)" != 0 ]; then
+	say "SKIP: needs root (debootstrap, chroot)"
+	echo "0 0 1"
+	exit 0
+fi
+stage_needs debootstrap chroot mount umount tar
+
+dir=$top/_build/fresh
+root=$dir/root
+log=$top/_build/fresh.log
+mirror=${ENVD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mounted=()
+cleanup() {
+	local i
+	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+		umount -R "${mounted[i]}" 2>/dev/null || umount -R -l "${mounted[i]}" 2>/dev/null || true
+	done
+	mounted=()
+	# nothing below root may still be mounted when it is removed
+	if ! grep -qF " $root/" /proc/self/mounts; then rm -rf "$dir"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+cleanup
+mkdir -p "$dir"
+
+# the bootstrapped system is kept as a tarball: a minbase system is as
+# fresh from the cache as from the archive, and the demo's own apt-get
+# still fetches from the archive (rm the tarball to bootstrap anew)
+cache=$top/_build/fresh-bookworm.tar
+start=$(date +%s)
+if [ -s "$cache" ]; then
+	say "a minimal Debian 12 from $cache"
+	mkdir -p "$root"
+	tar -xpf "$cache" -C "$root" --numeric-owner || { rm -f "$cache"; say "FAIL: $cache"; echo "0 1 0"; exit 1; }
+	: >"$log"
+else
+	say "debootstrap --variant=minbase bookworm ($mirror)"
+	if debootstrap --variant=minbase bookworm "$root" "$mirror" >"$log" 2>&1; then
+		tar -cpf "$cache.tmp" -C "$root" --numeric-owner . && mv "$cache.tmp" "$cache"
+	else
+		rm -f "$cache.tmp"
+		boot_failed=1
+	fi
+fi
+if [ -n "${boot_failed:-}" ]; then
+	if [ "${CI:-}" = true ]; then
+		say "FAIL: debootstrap failed (CI=true); end of $log:"
+		tail -n 20 "$log" >&2
+		echo "0 1 0"
+		exit 1
+	fi
+	say "SKIP: debootstrap failed (no Debian archive reachable?); end of $log:"
+	tail -n 5 "$log" >&2
+	echo "0 0 1"
+	exit 0
+fi
+boot=$(($(date +%s) - start))
+chroot "$root" dpkg-query -W -f '${Package}\n' | sort >"$dir/before"
+
+# the source tree as a clone has it
+mkdir -p "$root/src"
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$top" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$root/src"
+else
+	tar -C "$top" --exclude=./_build -cf - . | tar -xf - -C "$root/src"
+fi
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")
+mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
+
+say "./dev demo in the fresh Debian 12"
+start=$(date +%s)
+rc=0
+timeout 1200 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	bash -c 'cd /src && ./dev demo' >>"$log" 2>&1 || rc=$?
+demo=$(($(date +%s) - start))
+chroot "$root" dpkg-query -W -f '${Package}\n' | sort >"$dir/after"
+requested=$(sed -n 's/^dev: installing the demo dependencies: //p' "$log")
+added=$(comm -13 "$dir/before" "$dir/after" | wc -l)
+say "the base system ${boot}s, ./dev demo ${demo}s; it asked for: ${requested:-nothing}; $added packages installed"
+if [ "$rc" = 0 ] && grep -q '^== the module and envd agree' "$log"; then
+	say "PASS: ./dev demo on a fresh Debian 12"
+	echo "1 0 0"
+	exit 0
+fi
+say "FAIL: ./dev demo on a fresh Debian 12 (exit $rc); end of $log:"
+tail -n 40 "$log" >&2
+echo "0 1 0"
+exit 1
