@@ -187,6 +187,50 @@ static int check_parents(int fd, const struct envd_check *chk, enum envd_reason 
  * system call returns. */
 #define ERR_UNSAFE_DIR ECHRNG
 
+/* An EACCES that the mode bits do not explain: a security module
+ * (SELinux, AppArmor) or an ACL refused the access.  Another errno no file
+ * system call returns; callers see EACCES with its own reason. */
+#define ERR_LSM_DENIED EKEYREJECTED
+
+/* Whether st's mode bits grant want (4 read, 1 search) to this process:
+ * the owner's, the group's (the effective or a supplementary group) or
+ * the others' bits, as the kernel picks them.  On the error path only. */
+static bool mode_allows(const struct stat *st, unsigned want)
+{
+	gid_t *groups = NULL;
+	unsigned shift = 0;
+	bool member;
+	int n, i;
+
+	if (st->st_uid == geteuid())
+		shift = 6;
+	else {
+		member = st->st_gid == getegid();
+		n = member ? 0 : getgroups(0, NULL);
+		if (n > 0 && (groups = malloc((size_t)n * sizeof(*groups))) != NULL)
+			n = getgroups(n, groups);
+		for (i = 0; groups && i < n && !member; i++)
+			member = groups[i] == st->st_gid;
+		free(groups);
+		shift = member ? 3 : 0;
+	}
+	return ((st->st_mode >> shift) & want) == want;
+}
+
+/* r, a failed access's negative errno, or -ERR_LSM_DENIED when it is
+ * EACCES and the mode bits of name in dirfd (NULL: of dirfd itself) grant
+ * want to this process, the process that was refused. */
+static int lsm_denied(int r, int dirfd, const char *name, unsigned want)
+{
+	struct stat st;
+
+	if (r != -EACCES)
+		return r;
+	if ((name ? fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) : fstat(dirfd, &st)) < 0)
+		return r;
+	return mode_allows(&st, want) ? -ERR_LSM_DENIED : r;
+}
+
 /* A directory the walk enters on a system path: safe_dir() or refused. */
 static int entered(const struct envd_check *chk, int fd)
 {
@@ -240,8 +284,8 @@ static int follow_link(int dirfd, const char *name, const struct stat *lst,
 	if (r != 0)
 		return r < 0 ? r : -ELOOP;
 	n = readlinkat(dirfd, name, target, sizeof(target));
-	if (n < 0)
-		return -errno;
+	if (n < 0) /* the look at the link searched dirfd: no mode bit denies it */
+		return errno == EACCES ? -ERR_LSM_DENIED : -errno;
 	if ((size_t)n >= sizeof(target) || (size_t)n + 1 + rlen + 1 > bufsz)
 		return -ENAMETOOLONG;
 	memmove(buf + n + 1, rest, rlen + 1); /* rest may lie in buf */
@@ -300,7 +344,7 @@ static int walk(int dirfd, const char *path, const struct envd_check *chk, struc
 		if (strcmp(name, ".") == 0)
 			continue;
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = -errno;
+			r = lsm_denied(-errno, fd, NULL, 1);
 			if (r == -ENOENT && *rest == '\0' && strlen(name) < sizeof(out->name)) {
 				strcpy(out->name, name); /* the caller finds it missing */
 				r = 0;
@@ -327,7 +371,7 @@ static int walk(int dirfd, const char *path, const struct envd_check *chk, struc
 		}
 		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0) {
-			r = -errno;
+			r = lsm_denied(-errno, fd, NULL, 1);
 			break;
 		}
 		close(fd);
@@ -358,6 +402,7 @@ static int walk_result(int r)
 	case -ERR_UNSAFE_DIR:
 		return -EPERM;
 	case -EPERM:
+	case -ERR_LSM_DENIED:
 		return -EACCES;
 	default:
 		return r;
@@ -375,7 +420,7 @@ static int walk_open(int dirfd, const char *path, const struct envd_check *chk, 
 		return r;
 	r = openat(w.dirfd, w.name, flags | O_NOFOLLOW);
 	if (r < 0)
-		r = -errno;
+		r = lsm_denied(-errno, w.dirfd, w.name, 4);
 	close(w.dirfd);
 	return r;
 }
@@ -391,6 +436,8 @@ static enum envd_reason open_reason(int r)
 	case EACCES:
 	case EPERM:
 		return ENVD_R_DENIED;
+	case ERR_LSM_DENIED:
+		return ENVD_R_LSM_DENIED;
 	case ELOOP:
 		return ENVD_R_LOOP;
 	case EMLINK:
@@ -441,6 +488,8 @@ static const char *const reason_texts[ENVD_R_COUNT] = {
     [ENVD_R_INPUT_FULL] = "the limit on bytes read in one load was reached",
     [ENVD_R_LATE] = "not read: the time limit for reading the user's files was reached",
     [ENVD_R_NOT_READ] = "not read",
+    [ENVD_R_LSM_DENIED] = "permission denied by a security module (SELinux, AppArmor) or an ACL: "
+                          "the mode bits allow it",
 };
 
 const char *envd_reason_text(enum envd_reason r)
@@ -573,7 +622,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 			return read_opened(fd, chk, hint->dev_known, hint->dir_dev, max, data, len,
 			                   reason);
 		if (errno != ELOOP && errno != ENOENT) {
-			r = -errno;
+			r = lsm_denied(-errno, dirfd, name, 4);
 			*reason = open_reason(r);
 			return walk_result(r);
 		}
@@ -590,11 +639,15 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 		return walk_result(r);
 	}
 	if (fstatat(w.dirfd, w.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		r = errno;
+		r = -lsm_denied(-errno, w.dirfd, NULL, 1);
 		close(w.dirfd);
 		if (r == ENOENT) {
 			*reason = ENVD_R_DANGLING;
 			return ENVD_READ_MASKS;
+		}
+		if (r == ERR_LSM_DENIED) {
+			*reason = ENVD_R_LSM_DENIED;
+			return -EACCES;
 		}
 		return failed(r, reason, r == EACCES ? ENVD_R_DENIED : ENVD_R_EXAMINE);
 	}
@@ -609,7 +662,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 	}
 	fd = openat(w.dirfd, w.name, OPEN_FLAGS | O_NOFOLLOW);
 	if (fd < 0)
-		fd = -errno;
+		fd = lsm_denied(-errno, w.dirfd, w.name, 4);
 	close(w.dirfd);
 	if (fd < 0) {
 		*reason = open_reason(fd);

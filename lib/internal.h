@@ -203,6 +203,7 @@ enum envd_reason {
 	ENVD_R_INPUT_FULL,
 	ENVD_R_LATE,
 	ENVD_R_NOT_READ,
+	ENVD_R_LSM_DENIED,
 	ENVD_R_COUNT
 };
 /* The text of a reason; an unknown number reads as "cannot be read". */

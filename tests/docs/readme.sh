@@ -93,11 +93,12 @@ pkgs() {
 	*PKGBUILD | *APKBUILD) sed -n 's/^pkgname=//p' "$top_srcdir/$1" ;;
 	esac
 }
-# builddeps: debian/control's Build-Depends, and build-essential (implied)
+# builddeps: debian/control's Build-Depends and Build-Depends-Indep, and
+# build-essential (implied)
 builddeps() {
 	echo build-essential
-	awk '/^Build-Depends:/ { on = 1; sub(/^Build-Depends:/, "") }
-		on && /^[A-Z]/ && !/^Build-Depends:/ { on = 0 }
+	awk '/^Build-Depends(-Indep)?:/ { on = 1; sub(/^Build-Depends(-Indep)?:/, "") }
+		on && /^[A-Z]/ && !/^Build-Depends(-Indep)?:/ { on = 0 }
 		on { gsub(/\([^)]*\)|<[^>]*>/, ""); n = split($0, a, /[ ,]+/)
 			for (i = 1; i <= n; i++) if (a[i] != "") print a[i] }' "$top_srcdir/debian/control" |
 		sed 's/-compat$//'

@@ -6,6 +6,7 @@
 # 1. dpkg-buildpackage -us -uc -b in OUT/src, a copy of the source tree's
 #    files (the tracked ones and new ones not ignored), unless OUT already
 #    holds the .debs of this version (./dev test builds them once).
+#    pam-envd-selinux holds the policy module.
 # 2. lintian on the .debs and the .changes: no error, no warning.
 # 3. As root, twice: apt-get install of libpam-envd and envd; the line in
 #    /etc/pam.d/common-session after pam_systemd; a real user's
@@ -15,6 +16,8 @@
 #    and cron (first cycle): none of the user's variables in a session of
 #    Debian's real /etc/pam.d/cron, pamtester's and a real job's of the
 #    real daemon, and all of them with the opt-in pair of pam_envd(8);
+#    and pam-envd-selinux installed and purged (SELinux disabled: the
+#    policy store untouched);
 #    then apt-get remove and dpkg --purge, after which /etc/pam.d,
 #    /var/lib/pam, /etc/profile.d, /usr/share/pam-configs and every path of
 #    the packages are as they were.  Under the lock of tests/e2e/install.sh;
@@ -34,10 +37,11 @@ harness_init deb pkg
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$top/debian/changelog")
 arch=$(dpkg --print-architecture 2>/dev/null)
 debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
+seldeb=$out/pam-envd-selinux_${version}_all.deb
 
 # ---- 1. build -------------------------------------------------------------------
 need_cmds dpkg dpkg-buildpackage dh lintian
-if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
+if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ] || [ ! -f "$seldeb" ]; then
 	rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 	mkdir -p "$out/src"
 	(cd "$top" && git ls-files -co --exclude-standard 2>/dev/null | grep -v '^_build/' |
@@ -51,6 +55,15 @@ if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
 		tail -n 30 "$out/build.log"
 		finish
 	fi
+fi
+
+# the policy module's package: the module, a policy package (its magic)
+if dpkg-deb -c "$seldeb" 2>/dev/null | grep -q ' \./usr/share/selinux/packages/pam_envd\.pp$' &&
+	[ "$(dpkg-deb --fsys-tarfile "$seldeb" | tar -xOf - ./usr/share/selinux/packages/pam_envd.pp |
+		od -An -tx1 -N4 | tr -d ' ')" = 8fff7cf9 ]; then
+	pass "pam-envd-selinux holds /usr/share/selinux/packages/pam_envd.pp, a policy package"
+else
+	fail "pam-envd-selinux: no policy package /usr/share/selinux/packages/pam_envd.pp" "$(dpkg-deb -c "$seldeb" 2>&1)"
 fi
 
 # ---- 2. lintian -----------------------------------------------------------------
@@ -432,6 +445,30 @@ cron_sessions() {
 	fi
 }
 
+# pam-envd-selinux installed and purged beside libpam-envd: where SELinux
+# is disabled (this machine) its postinst leaves the policy store alone;
+# where the store has no pam_envd the postrm does nothing either
+selinux_package() {
+	if ! have_cmds semodule selinuxenabled || ! semodule -l >/dev/null 2>&1; then
+		skip "pam-envd-selinux: ${H_WHY:-no policy store}"
+		return
+	fi
+	if selinuxenabled; then
+		skip "pam-envd-selinux: SELinux is enabled here; its install would change the policy"
+		return
+	fi
+	if dpkg -i "$seldeb" >"$TMP/sel.log" 2>&1 && ! semodule -l | grep -qx pam_envd; then
+		pass "pam-envd-selinux installed with SELinux disabled: the policy store is left alone"
+	else
+		fail "pam-envd-selinux: dpkg -i, or the store has pam_envd: $(tail -n 10 "$TMP/sel.log")"
+	fi
+	if dpkg --purge pam-envd-selinux >>"$TMP/sel.log" 2>&1 && [ ! -e /usr/share/selinux/packages/pam_envd.pp ]; then
+		pass "pam-envd-selinux purged"
+	else
+		fail "pam-envd-selinux: dpkg --purge: $(tail -n 10 "$TMP/sel.log")"
+	fi
+}
+
 cycle() {
 	local n=$1 line_sd line_ed
 	if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
@@ -503,6 +540,7 @@ su: ok
 	fi
 	[ "$n" != 1 ] || login_shells
 	[ "$n" != 1 ] || cron_sessions
+	[ "$n" != 1 ] || selinux_package
 
 	if DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=900 \
 		libpam-envd envd >"$TMP/remove.log" 2>&1; then

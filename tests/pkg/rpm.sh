@@ -4,7 +4,8 @@
 # tests/pkg/rpm.sh TARBALL OUT - packaging/rpm/pam_envd.spec built with
 # rpmbuild from the make dist tarball, its file list and modes checked,
 # rpmlint on the spec and the package, and the package installed into a
-# scratch root, verified (rpm -V) and erased without a trace.  --nodeps:
+# scratch root, verified (rpm -V) and erased without a trace; built again
+# with the -selinux subpackage (--with selinux), which is checked.  --nodeps:
 # Debian has no RPM database of the build dependencies (the spec's
 # BuildRequires are Fedora's); --nocheck: ./dev test runs the suite in its
 # own trees.
@@ -16,7 +17,7 @@ tarball=${1:?usage: tests/pkg/rpm.sh TARBALL OUT}
 out=${2:?usage: tests/pkg/rpm.sh TARBALL OUT}
 . "$top/tests/lib/harness.sh"
 harness_init rpm pkg
-need_cmds rpmbuild rpmlint rpm
+need_cmds rpmbuild rpmlint rpm rpm2cpio cpio od bzcat
 rm -rf "$out"
 mkdir -p "$out/SOURCES"
 out=$(cd "$out" && pwd)
@@ -79,6 +80,68 @@ if grep -qE ' [0-9]+ errors, [0-9]+ warnings' "$out/rpmlint.log" &&
 else
 	fail "rpmlint:"
 	grep -E ': [EW]: |errors' "$out/rpmlint.log"
+fi
+
+# the -selinux subpackage: Debian's rpm has no selinux-policy macros, so
+# each is defined to record its call (": NAME ARGS", a no-op in the
+# scriptlet); the calls, the files, the dependencies and the module
+# (a policy package: its magic) are checked.  Built where
+# selinux-policy-dev is (./dev deps installs it).
+sel_build() {
+	rpmbuild --nodeps --nocheck -bb --with selinux --define "_topdir $out/sel" \
+		--define '_docdir_fmt %%{NAME}' \
+		--define 'selinux_modules_install(s:) : selinux_modules_install %{-s} %{*}' \
+		--define 'selinux_modules_uninstall(s:) : selinux_modules_uninstall %{-s} %{*}' \
+		--define 'selinux_relabel_pre(s:) : selinux_relabel_pre %{-s}' \
+		--define 'selinux_relabel_post(s:) : selinux_relabel_post %{-s}' "$spec"
+}
+if ! have_cmds make m4 checkmodule semodule_package bzip2 || [ ! -f /usr/share/selinux/devel/Makefile ]; then
+	skip "the -selinux subpackage: ${H_WHY:-no /usr/share/selinux/devel/Makefile} (Debian: selinux-policy-dev)"
+elif mkdir -p "$out/sel/SOURCES" && cp "$tarball" "$out/sel/SOURCES/" && sel_build >"$out/sel.log" 2>&1; then
+	selrpm=$(find "$out/sel/RPMS" -name "pam_envd-selinux-$version-*.noarch.rpm" | head -n 1)
+	mainrpm=$(find "$out/sel/RPMS" -name "pam_envd-$version-*.rpm" ! -name '*debug*' | head -n 1)
+	pass "rpmbuild -bb --with selinux: $(basename "${selrpm:-none}") and $(basename "${mainrpm:-none}")"
+	{
+		echo "-rw-r--r-- /usr/share/selinux/packages/targeted/pam_envd.pp.bz2"
+		echo "-rw-r--r-- /usr/share/selinux/devel/include/distributed/pam_envd.if"
+		echo "---------- /var/lib/selinux/targeted/active/modules/200/pam_envd"
+		echo "drwxr-xr-x /usr/share/licenses/pam_envd-selinux"
+		for f in COPYING BSD-3-Clause.txt GPL-2.0-or-later.txt; do
+			echo "-rw-r--r-- /usr/share/licenses/pam_envd-selinux/$f"
+		done
+	} | sort >"$out/sel-expected"
+	rpm -qlvp "$selrpm" 2>/dev/null | awk '{ print $1, $9 }' | sort >"$out/sel-listed"
+	if diff -u "$out/sel-expected" "$out/sel-listed" >"$out/sel-diff"; then
+		pass "pam_envd-selinux holds the module, its interface and the store's %ghost entry"
+	else
+		fail "pam_envd-selinux's files differ (- expected, + listed):" "$(grep '^[-+][^-+]' "$out/sel-diff")"
+	fi
+	scripts=$(rpm -qp --scripts "$selrpm" 2>/dev/null)
+	for want in ": selinux_relabel_pre -s targeted" \
+		": selinux_modules_install -s targeted /usr/share/selinux/packages/targeted/pam_envd.pp.bz2" \
+		": selinux_modules_uninstall -s targeted pam_envd" ": selinux_relabel_post -s targeted"; do
+		if grep -qxF -- "$want" <<<"$(sed 's/^ *//' <<<"$scripts")"; then
+			pass "pam_envd-selinux's scriptlets call${want#:}"
+		else
+			fail "pam_envd-selinux's scriptlets lack${want#:}:" "$scripts"
+		fi
+	done
+	if rpm -qp --requires "$selrpm" 2>/dev/null | grep -qx selinux-policy-targeted &&
+		rpm -qp --recommends "$mainrpm" 2>/dev/null | grep -qxF '(pam_envd-selinux if selinux-policy-targeted)'; then
+		pass "pam_envd-selinux requires selinux-policy-targeted; pam_envd recommends it there"
+	else
+		fail "the dependencies between pam_envd, pam_envd-selinux and selinux-policy-targeted"
+	fi
+	mkdir -p "$out/sel/x"
+	(cd "$out/sel/x" && rpm2cpio "$selrpm" | cpio -idm --quiet 2>/dev/null)
+	magic=$(bzcat "$out/sel/x/usr/share/selinux/packages/targeted/pam_envd.pp.bz2" 2>/dev/null | od -An -tx1 -N4 | tr -d ' ')
+	if [ "$magic" = 8fff7cf9 ]; then
+		pass "pam_envd.pp.bz2 is a SELinux policy package (magic f97cff8f)"
+	else
+		fail "pam_envd.pp.bz2 is no policy package (first bytes: ${magic:-none})"
+	fi
+else
+	fail "rpmbuild --with selinux; end of $out/sel.log:" "$(tail -n 30 "$out/sel.log")"
 fi
 
 # installed into a scratch root (its own rpm database; --nodeps: the

@@ -8,6 +8,10 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
 #include <signal.h>
 #include <pwd.h>
 #include <sys/fsuid.h>
@@ -539,6 +543,103 @@ static void test_unreadable_dir(void **state)
 	tu_tree_free(&t);
 }
 
+/* ---- a security module's refusal ---- */
+
+/* openat and readlinkat wrapped (Makefile.am): an entry whose name starts
+ * with "lsm-" is refused with EACCES whatever its mode, as SELinux refuses
+ * a domain without the policy's rule; in the reader child too (a fork
+ * keeps the wrapper).  This machine's kernel has no SELinux to ask. */
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat(int dirfd, const char *path, int flags, ...);
+ssize_t __real_readlinkat(int dirfd, const char *path, char *buf, size_t n);
+ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n);
+
+static bool lsm_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strncmp(base ? base + 1 : path, "lsm-", 4) == 0;
+}
+
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, unsigned);
+		va_end(ap);
+	}
+	if (lsm_name(path) && !(flags & O_PATH)) {
+		errno = EACCES;
+		return -1;
+	}
+	return __real_openat(dirfd, path, flags, mode);
+}
+
+ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n)
+{
+	if (lsm_name(path)) {
+		errno = EACCES;
+		return -1;
+	}
+	return __real_readlinkat(dirfd, path, buf, n);
+}
+
+#define LSM_TEXT                                                                                   \
+	"permission denied by a security module (SELinux, AppArmor) or an ACL: the mode bits "     \
+	"allow it"
+
+/* The message of the file's diagnostic. */
+static const char *diag_message(const struct tu_tree *t, enum envd_code code, const char *file)
+{
+	return tu_need(&t->diags, code, file, 0)->message;
+}
+
+/* An EACCES the mode bits do not explain names a security module, on a
+ * file, on a symbolic link and on the user directory, read by the reader
+ * child; one the mode bits explain stays "permission denied". */
+static void test_lsm_denial(void **state)
+{
+	struct tu_tree t;
+	struct envd_ids self = {.uid = geteuid(), .gid = getegid()};
+	char d[TU_PATH], to[TU_PATH];
+
+	(void)state;
+	tu_tree_init(&t);
+	/* written under another name: the wrapper refuses this one */
+	tu_write(t.user, "x-lsm-file.conf", "LSMF=1\n");
+	tu_join(d, t.user, "x-lsm-file.conf");
+	tu_join(to, t.user, "lsm-file.conf");
+	assert_int_equal(rename(d, to), 0);
+	tu_write(t.root, "target.env", "LSML=1\n");
+	tu_join(d, t.root, "target.env");
+	tu_symlink(d, t.user, "lsm-link.conf");
+	tu_write(t.user, "20-mode.conf", "MODE=1\n");
+	tu_chmod(t.user, "20-mode.conf", 0);
+	tu_write(t.user, "30-ok.conf", "OK=1\n");
+	/* as root the child is nobody, and root's files are read by the
+	 * others' bits: 0 for 20-mode.conf, r for lsm-file.conf */
+	t.cfg.user_ids = geteuid() == 0 ? &nobody_ids : &self;
+	tu_load_ok(&t);
+	tu_assert_var(&t, "OK", "1");
+	tu_assert_unset(&t, "LSMF");
+	tu_assert_unset(&t, "LSML");
+	tu_assert_unset(&t, "MODE");
+	assert_string_equal(tu_file(&t, "/.config/environment.d/lsm-file.conf")->reason, LSM_TEXT);
+	assert_string_equal(
+	    diag_message(&t, ENVD_C_FILE_ERROR, "/.config/environment.d/lsm-file.conf"),
+	    LSM_TEXT ", skipped");
+	assert_string_equal(tu_file(&t, "/.config/environment.d/lsm-link.conf")->reason, LSM_TEXT);
+	assert_string_equal(tu_file(&t, "/.config/environment.d/20-mode.conf")->reason,
+	                    "permission denied");
+	assert_string_equal(
+	    diag_message(&t, ENVD_C_FILE_ERROR, "/.config/environment.d/20-mode.conf"),
+	    "permission denied, skipped");
+	tu_tree_free(&t);
+}
+
 /* ---- the reader in a child ---- */
 
 /* Root reads the user's side through a child that is the user: a file
@@ -757,6 +858,7 @@ int main(void)
 	    tu_test(test_owners),
 	    tu_test(test_unreadable_symlink),
 	    tu_test(test_unreadable_dir),
+	    tu_test(test_lsm_denial),
 	    tu_test(test_child_is_the_user),
 	    tu_test(test_child_masks_and_states),
 	    tu_test(test_child_budget),
