@@ -398,7 +398,7 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 }
 
 /* A generator as an entry of the result's files. */
-static int add_gen(struct loader *ld, const struct envd_gen *g)
+static int add_gen(struct loader *ld, struct envd_gen *g)
 {
 	static const enum envd_file_state state_of[] = {
 	    [ENVD_GEN_RUN] = ENVD_FILE_USED,        [ENVD_GEN_FAILED] = ENVD_FILE_USED,
@@ -407,8 +407,9 @@ static int add_gen(struct loader *ld, const struct envd_gen *g)
 	    [ENVD_GEN_REFUSED] = ENVD_FILE_SKIPPED, [ENVD_GEN_IGNORED] = ENVD_FILE_SKIPPED,
 	    [ENVD_GEN_ENVD] = ENVD_FILE_SKIPPED,
 	};
-	struct envd_file *f = &ld->res->files[ld->res->nfiles++];
+	struct envd_file *f = &ld->res->files[ld->res->nfiles];
 
+	g->file_index = ld->res->nfiles++;
 	f->path = envd_memdup0(g->path, strlen(g->path));
 	if (f->path == NULL)
 		return -ENOMEM;
@@ -416,7 +417,8 @@ static int add_gen(struct loader *ld, const struct envd_gen *g)
 	f->state = state_of[g->state];
 	f->user_side = true;
 	f->generator = true;
-	f->masked_by = g->masked_by ? g->masked_by->path : NULL;
+	/* the holder of the name sorts before g: its entry is made */
+	f->masked_by = g->masked_by ? ld->res->files[g->masked_by->file_index].path : NULL;
 	f->reason = g->reason == ENVD_R_NONE ? NULL : envd_reason_text(g->reason);
 	f->empty = g->reason == ENVD_R_EMPTY;
 	return 0;

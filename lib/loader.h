@@ -39,6 +39,7 @@ struct envd_gen {
 	const struct envd_gen *masked_by;
 	char *data; /* its output, malloc'd */
 	size_t len;
+	size_t file_index; /* its entry in the result's files */
 };
 
 struct envd_gens {
