@@ -641,15 +641,16 @@ int envd_stat_entry(int dirfd, const char *name, const struct envd_check *chk, s
 	/* the last component, not followed: a link swapped in since the
 	 * walk looked is seen as a link, no file */
 	fd = openat(w.dirfd, w.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	r = fd < 0 ? -errno : 0;
+	if (fd < 0)
+		fd = -errno;
 	close(w.dirfd);
-	if (r == -ENOENT) {
+	if (fd == -ENOENT) {
 		*reason = ENVD_R_DANGLING;
-		return r;
+		return fd;
 	}
-	if (r < 0) {
-		*reason = open_reason(r);
-		return walk_result(r);
+	if (fd < 0) {
+		*reason = open_reason(fd);
+		return walk_result(fd);
 	}
 	if (fstat(fd, st) < 0)
 		r = failed(errno, reason, ENVD_R_EXAMINE);

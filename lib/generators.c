@@ -247,7 +247,7 @@ int envd_gens_list(struct loader *ld)
 	size_t nd = 0, i, j;
 	int r = 0;
 
-	for (nd = 0; dirs[nd] && nd < ENVD_MAX_DIRS; nd++) {
+	for (nd = 0; nd < ENVD_MAX_DIRS && dirs[nd]; nd++) {
 		enum envd_reason reason = ENVD_R_NONE;
 		dev_t dev;
 
