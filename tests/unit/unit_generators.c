@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "testutil.h"
+#include "loader.h"
 
 struct gtree {
 	struct tu_tree t;
@@ -274,6 +275,128 @@ static void test_fail_time_size(void **state)
 	tu_tree_free(&g.t);
 }
 
+/* ---- what the generators' child sends back, as the login takes it ---- */
+
+/* lib/generators.c's record of one generator (the wire format) */
+struct rec_gen {
+	uint32_t index;
+	uint32_t reason;
+	uint8_t state, pad[3];
+};
+
+struct rec_case {
+	const char *what;
+	int want; /* 0 or -EBADMSG */
+	/* records: index, state, reason, output (NULL: none); index -1 ends */
+	struct {
+		int index;
+		enum envd_gen_state state;
+		enum envd_reason reason;
+		const char *out;
+	} recs[4];
+	bool no_end;
+	bool trailing; /* bytes after the end record */
+};
+
+static void test_records(void **state)
+{
+	static const struct rec_case cases[] = {
+	    {"two generators",
+	     0,
+	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, "A=1\n"},
+	      {1, ENVD_GEN_FAILED, ENVD_R_GEN_FAILED, "B=2\n"},
+	      {-1, 0, 0, NULL}}},
+	    {"killed, not run",
+	     0,
+	     {{0, ENVD_GEN_DROPPED, ENVD_R_GEN_KILLED, NULL},
+	      {1, ENVD_GEN_NOT_RUN, ENVD_R_GEN_LATE, NULL},
+	      {-1, 0, 0, NULL}}},
+	    {"no end record",
+	     -EBADMSG,
+	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, "A=1\n"}, {-1, 0, 0, NULL}},
+	     true},
+	    {"bytes after the end", -EBADMSG, {{-1, 0, 0, NULL}}, false, true},
+	    {"out of order",
+	     -EBADMSG,
+	     {{1, ENVD_GEN_RUN, ENVD_R_NONE, "B=2\n"},
+	      {0, ENVD_GEN_RUN, ENVD_R_NONE, "A=1\n"},
+	      {-1, 0, 0, NULL}}},
+	    {"twice",
+	     -EBADMSG,
+	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
+	      {0, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
+	      {-1, 0, 0, NULL}}},
+	    {"an index past the list",
+	     -EBADMSG,
+	     {{2, ENVD_GEN_RUN, ENVD_R_NONE, NULL}, {-1, 0, 0, NULL}}},
+	    {"one not to run (masked)",
+	     -EBADMSG,
+	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
+	      {1, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
+	      {-1, 0, 0, NULL}}},
+	    {"output of a killed one",
+	     -EBADMSG,
+	     {{0, ENVD_GEN_DROPPED, ENVD_R_GEN_KILLED, "A=1\n"}, {-1, 0, 0, NULL}}},
+	    {"a state no child gives",
+	     -EBADMSG,
+	     {{0, ENVD_GEN_MASKS, ENVD_R_DEV_NULL, NULL}, {-1, 0, 0, NULL}}},
+	    {"a reason that does not go with the state",
+	     -EBADMSG,
+	     {{0, ENVD_GEN_RUN, ENVD_R_GEN_KILLED, NULL}, {-1, 0, 0, NULL}}},
+	};
+	struct envd_config cfg;
+	struct loader ld;
+
+	(void)state;
+	envd_config_init(&cfg);
+	for (size_t c = 0; c < TU_LEN(cases); c++) {
+		const struct rec_case *rc = &cases[c];
+		struct envd_buf b;
+		int r;
+
+		memset(&ld, 0, sizeof(ld));
+		ld.cfg = &cfg;
+		ld.gens.v = calloc(2, sizeof(*ld.gens.v));
+		assert_non_null(ld.gens.v);
+		ld.gens.n = ld.gens.cap = 2;
+		for (size_t i = 0; i < 2; i++) {
+			ld.gens.v[i].path = strdup(i ? "/g/20-b" : "/g/10-a");
+			assert_non_null(ld.gens.v[i].path);
+			ld.gens.v[i].name = ld.gens.v[i].path + 3;
+			ld.gens.v[i].state = ENVD_GEN_RUN;
+		}
+		if (strstr(rc->what, "masked"))
+			ld.gens.v[1].state = ENVD_GEN_MASKED;
+		envd_buf_init(&b, 0);
+		for (size_t i = 0; i < TU_LEN(rc->recs) && rc->recs[i].index >= 0; i++) {
+			struct rec_gen g = {.index = (uint32_t)rc->recs[i].index,
+			                    .reason = rc->recs[i].reason,
+			                    .state = (uint8_t)rc->recs[i].state};
+			const char *o = rc->recs[i].out;
+
+			assert_int_equal(
+			    envd_rec_put(&b, 'G', &g, sizeof(g), o, o ? strlen(o) : 0, NULL, 0), 0);
+		}
+		if (!rc->no_end)
+			assert_int_equal(envd_rec_put(&b, 'Z', NULL, 0, NULL, 0, NULL, 0), 0);
+		if (rc->trailing)
+			assert_int_equal(envd_buf_append(&b, "x", 1), 0);
+		r = envd_gens_records(&ld, b.data, b.len);
+		if (r != rc->want)
+			fail_msg("%s: %d, want %d", rc->what, r, rc->want);
+		if (r < 0) /* nothing of a broken stream is kept */
+			for (size_t i = 0; i < 2; i++)
+				assert_null(ld.gens.v[i].data);
+		if (c == 0) {
+			assert_int_equal(ld.gens.v[1].state, ENVD_GEN_FAILED);
+			assert_int_equal(ld.gens.v[1].len, 4);
+			assert_memory_equal(ld.gens.v[1].data, "B=2\n", 4);
+		}
+		envd_buf_free(&b);
+		envd_gens_free(&ld.gens);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -283,6 +406,7 @@ int main(void)
 	    tu_test(test_refusals),
 	    tu_test(test_owner_refused),
 	    tu_test(test_fail_time_size),
+	    tu_test(test_records),
 	};
 
 	return cmocka_run_group_tests_name("generators", tests, NULL, NULL);
