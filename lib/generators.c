@@ -443,19 +443,61 @@ static bool reap_until(pid_t pid, const struct timespec *deadline, int *status)
 	}
 }
 
-/* Runs e with envp until the deadline; its output into e->data. */
+/* Reads what fd holds into out.  1 at the end of the pipe, 0 when
+ * nothing more is there now (drain) or after a read, -1 over out's cap
+ * or on a read error. */
+static int take(int fd, struct envd_buf *out, bool drain)
+{
+	char chunk[4096];
+
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 1;
+		if (envd_buf_append(out, chunk, (size_t)n) < 0)
+			return -1;
+		if (!drain)
+			return 0;
+	}
+}
+
+/* How often the end of a generator whose pipe stays open (a process it
+ * started holds it) is looked for. */
+#define EXIT_POLL_MS 10
+
+/* Runs e with envp until the deadline; its output into e->data.  It ends
+ * when it exits, as under systemd, which reads its output then: at the
+ * pipe's end, or, when a process it started keeps the pipe open, at its
+ * exit with what the pipe holds. */
 static void run_one(struct envd_gen *e, char **envp, const struct timespec *deadline)
 {
 	struct envd_buf out;
-	char chunk[4096];
-	int p[2], status = 0;
-	bool ended = false, over = false;
+	int p[2], status = 0, t = 0;
+	bool ended = false;
 	pid_t pid;
 
-	envd_buf_init(&out, ENVD_MAX_GENERATOR_BYTES + 1);
-	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
-		e->state = ENVD_GEN_NOT_RUN;
-		e->reason = ENVD_R_GEN_NOT_RUN;
+	envd_buf_init(&out, ENVD_MAX_GENERATOR_BYTES);
+	e->state = ENVD_GEN_NOT_RUN;
+	e->reason = ENVD_R_GEN_NOT_RUN;
+	/* the read end only: the generator's stdout blocks as usual */
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return;
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
 		return;
 	}
 	if (pid == 0) {
@@ -463,32 +505,31 @@ static void run_one(struct envd_gen *e, char **envp, const struct timespec *dead
 		exec_gen(e->path, p[1], envp);
 	}
 	close(p[1]);
-	for (;;) {
+	while (t == 0) {
 		struct pollfd pf = {.fd = p[0], .events = POLLIN};
 		long left = ms_until(deadline);
-		ssize_t n;
+		int r;
 
-		if (left == 0 || poll(&pf, 1, (int)left) == 0)
+		if (left == 0)
 			break;
-		n = read(p[0], chunk, sizeof(chunk));
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0) {
-			ended = n == 0;
-			break;
-		}
-		if (envd_buf_append(&out, chunk, (size_t)n) < 0) {
-			over = true;
-			break;
+		r = poll(&pf, 1, (int)(left < EXIT_POLL_MS ? left : EXIT_POLL_MS));
+		if (r > 0)
+			t = take(p[0], &out, false);
+		else if (r < 0 && errno != EINTR)
+			t = -1;
+		else if (waitpid(pid, &status, WNOHANG) == pid) {
+			ended = true;
+			t = take(p[0], &out, true) < 0 ? -1 : 1;
 		}
 	}
 	close(p[0]);
-	if (ended && !over)
+	if (t == 1 && !ended)
 		ended = reap_until(pid, deadline, &status);
-	if (!ended || over) {
-		kill_gen(pid);
+	if (t != 1 || !ended) {
+		if (!ended)
+			kill_gen(pid);
 		e->state = ENVD_GEN_DROPPED;
-		e->reason = over ? ENVD_R_GEN_TOO_BIG : ENVD_R_GEN_KILLED;
+		e->reason = t < 0 ? ENVD_R_GEN_TOO_BIG : ENVD_R_GEN_KILLED;
 		if (out.data)
 			explicit_bzero(out.data, out.len);
 		envd_buf_free(&out);

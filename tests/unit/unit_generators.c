@@ -275,6 +275,28 @@ static void test_fail_time_size(void **state)
 	tu_tree_free(&g.t);
 }
 
+/* a generator ends at its exit, as under systemd, even when a process it
+ * started keeps its output open */
+static void test_exit_with_output_open(void **state)
+{
+	struct gtree g;
+	struct timespec t0, t1;
+	long ms;
+
+	(void)state;
+	gtree_init(&g);
+	gen(g.a, "47-starter", "sleep 2 &\necho STARTED=1");
+	gen(g.a, "48-next", "echo NEXT=1");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tu_load_ok(&g.t);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	tu_assert_var(&g.t, "STARTED", "1");
+	tu_assert_var(&g.t, "NEXT", "1");
+	assert_true(ms < 1500);
+	tu_tree_free(&g.t);
+}
+
 /* ---- what the generators' child sends back, as the login takes it ---- */
 
 /* lib/generators.c's record of one generator (the wire format) */
@@ -406,6 +428,7 @@ int main(void)
 	    tu_test(test_refusals),
 	    tu_test(test_owner_refused),
 	    tu_test(test_fail_time_size),
+	    tu_test(test_exit_with_output_open),
 	    tu_test(test_records),
 	};
 
