@@ -137,11 +137,15 @@ static int list_dir(struct loader *ld, int fd, const char *path, size_t d)
 	int r = 0;
 
 	if (dir == NULL) {
+		int err = errno;
+
 		if (dfd >= 0)
 			close(dfd);
+		if (err == ENOMEM)
+			return -ENOMEM;
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
 		           "generator directory: cannot be listed, skipped");
-		return errno == ENOMEM ? -ENOMEM : 0;
+		return 0;
 	}
 	// cppcheck-suppress readdirCalled ; a stream of its own
 	while (r == 0 && (de = readdir(dir)) != NULL) {
