@@ -254,12 +254,12 @@ static void test_fail_time_size(void **state)
 	gen(g.a, "45-hang", "echo H=1\nsleep 100");
 	gen(g.a, "50-after", "echo A=1");
 	tu_write(g.t.etc, "10-f.conf", "FILE=1\n");
-	g.t.cfg.limits.user_ms = 600;
+	g.t.cfg.limits.user_ms = 1500;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tu_load_ok(&g.t);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms < 1500);
+	assert_true(ms < 2500); /* the bound, and some room for a loaded machine */
 	tu_assert_var(&g.t, "F", "1");
 	tu_assert_diag(&g.t.diags, ENVD_C_GEN_FAILED, "/gen-a/40-fail", 0);
 	assert_int_equal(tu_need(&g.t.diags, ENVD_C_GEN_FAILED, "/gen-a/40-fail", 0)->severity,
