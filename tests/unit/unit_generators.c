@@ -70,7 +70,12 @@ static void test_order_and_environment(void **state)
 	    "echo 'LIT=$HOME'\necho EMPTY=");
 	gen(g.a, "60-chain", "echo \"CHAIN=$POST_SAW\"\necho \"HOME_SEEN=$HOME\"");
 	tu_write(g.t.etc, "10-f.conf", "FROM_FILE=file\nOVER=file\nOVER2=file\nFROM_PRE=$PREVAR\n");
+	tu_write(g.t.etc, "20-m.conf", "M=etc\n");
+	tu_write(g.t.usr, "20-m.conf", "M=usr\n");
 	tu_load_ok(&g.t);
+	/* a masked file names its holder, with generators before the files */
+	assert_true(tu_ends_with(tu_file(&g.t, "/usr/lib/environment.d/20-m.conf")->masked_by,
+	                         "/etc/environment.d/20-m.conf"));
 	tu_assert_var(&g.t, "PRE_SAW", "none");
 	tu_assert_var(&g.t, "FROM_PRE", "pre"); /* the files see what came before */
 	tu_assert_var(&g.t, "OVER", "file");    /* and replace it */
