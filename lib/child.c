@@ -379,9 +379,9 @@ static void reader(int fd, int sync, const struct envd_child *c)
 	/* valgrind writes its profile or log at the reader's exit, in the
 	 * reader; natively RUNNING_ON_VALGRIND is 0, and nothing a user
 	 * controls makes it anything else */
-	if (!RUNNING_ON_VALGRIND)
+	if (!RUNNING_ON_VALGRIND && !c->programs)
 		limit(RLIMIT_FSIZE, 0);
-	limit(RLIMIT_NOFILE, 64);
+	limit(RLIMIT_NOFILE, c->programs ? 1024 : 64);
 	limit(RLIMIT_CPU, (rlim_t)(ms / 1000 + 1));
 	limit_memory(c->memory_bytes);
 	t.it_value.tv_sec = (time_t)(ms / 1000);

@@ -48,6 +48,12 @@
  * close; the cap keeps that small (DEVELOPING.md, "Limits", has the measured
  * cost). */
 #define ENVD_MAX_USER_VARS 2048u
+/* User environment generators (generators.c): names listed at most per
+ * directory, programs run at most per load, bytes read from one's output
+ * (the file cap, ENVD_MAX_FILE_BYTES, is for files: a program's output
+ * is held in memory by the reader child and the login alike). */
+#define ENVD_MAX_GENERATORS      64u
+#define ENVD_MAX_GENERATOR_BYTES (64u * 1024u)
 
 struct envd_limits {
 	size_t file_bytes;
@@ -119,6 +125,11 @@ enum envd_code {
 	/* a value depends on a variable of the session (session_names) that
 	 * the load does not know (notice) */
 	ENVD_C_SESSION_UNKNOWN,
+	/* user environment generators */
+	ENVD_C_GEN_UNSAFE, /* refused: owner, mode, how it is reached */
+	ENVD_C_GEN_FAILED, /* exited with a status other than 0: warned, output used */
+	ENVD_C_GEN_KILLED, /* over the time or output limit: killed, output dropped */
+	ENVD_C_GEN_MASKED, /* notice: masked, or a mask (empty, /dev/null) */
 };
 
 struct envd_diag {
@@ -161,6 +172,9 @@ struct envd_child {
 	const struct envd_ids *ids; /* NULL: no switch */
 	unsigned budget_ms;         /* from before the fork to the pipe's end */
 	size_t memory_bytes;        /* address space the work may add */
+	/* The work runs programs (generators.c): they may write files, as
+	 * the user may (no file size cap of 0), and open more files. */
+	bool programs;
 	int (*work)(int fd, void *data);
 	void *data;
 };
@@ -234,10 +248,21 @@ struct envd_config {
 	 * value is not known here; a reference to one that base_env lacks is
 	 * reported (ENVD_C_SESSION_UNKNOWN).  NULL-terminated, or NULL. */
 	const char *const *session_names;
+	/* Run the user environment generators (generators.c) as the user,
+	 * when the user side is read (user_dir set), within limits.user_ms
+	 * with the reading.  generator_dirs: NULL-terminated, highest
+	 * precedence first, at most ENVD_MAX_DIRS; NULL: the four of systemd.
+	 * Never from the environment ($SYSTEMD_ENVIRONMENT_GENERATOR_PATH):
+	 * a user can put that in a login's. */
+	bool generators;
+	const char *const *generator_dirs;
 };
 
 /* The four system directories of systemd, in precedence order. */
 extern const char *const envd_system_dirs[];
+/* The four directories of systemd's user environment generators, in
+ * precedence order (/run first: systemd's order for these). */
+extern const char *const envd_generator_dirs[];
 
 void envd_config_init(struct envd_config *cfg);
 void envd_limits_default(struct envd_limits *limits);
@@ -258,6 +283,8 @@ struct envd_settings {
 	bool nooverwrite;         /* ENVD_NO_OVERWRITE */
 	bool noexpand;            /* ENVD_NO_EXPAND */
 	bool user_side_off;       /* a malformed user-side option: fail closed */
+	bool generators;          /* run the user environment generators */
+	char **generator_dirs;    /* as system_dirs; NULL: the four of systemd */
 	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
 	struct envd_policy *policy;
 };
@@ -327,10 +354,11 @@ struct envd_var {
 	const char *name;
 	const char *value;
 	size_t value_len;
-	const char *file; /* file that set the final value */
+	const char *file; /* file that set the final value, or the generator whose
+	                   * output did (line: of its output) */
 	unsigned line;
 	size_t name_len;
-	bool user_side; /* file is in the user directory */
+	bool user_side; /* file is in the user directory, or a generator's output */
 	/* The name's value in the caller's own environment (the first
 	 * base_preset entries of base_env), pointing into base_env; NULL where
 	 * it had none.  What puts the name back as it was. */
@@ -356,6 +384,7 @@ struct envd_file {
 	const char *masked_by; /* path, for ENVD_FILE_MASKED */
 	const char *reason;    /* for MASKS and SKIPPED */
 	bool empty;            /* MASKS: the file is empty (not /dev/null, a directory ...) */
+	bool generator;        /* a user environment generator, not a file */
 };
 
 /* A directory of the load, in precedence order (the user's first). */

@@ -106,7 +106,7 @@ static int check_fs(int fd, enum envd_reason *reason)
 /* Whether st is writable by someone other than its owner.  Write by the
  * group chk->group_ok (the user's own primary group) passes here and is
  * noted: the caller accepts it only for a private group. */
-static bool others_write(const struct envd_check *chk, const struct stat *st)
+bool envd_others_write(const struct envd_check *chk, const struct stat *st)
 {
 	if (st->st_mode & S_IWOTH)
 		return true;
@@ -130,7 +130,7 @@ static int check_dir(int fd, const struct envd_check *chk, enum envd_reason *rea
 		return refused(reason, ENVD_R_NOT_DIR);
 	if (!owner_ok(chk, st.st_uid))
 		return refused(reason, ENVD_R_OWNER);
-	if (others_write(chk, &st))
+	if (envd_others_write(chk, &st))
 		return refused(reason, ENVD_R_WRITABLE);
 	return check_fs(fd, reason);
 }
@@ -169,7 +169,7 @@ static int check_parents(int fd, const struct envd_check *chk, enum envd_reason 
 			break; /* reached / */
 		else if (!owner_ok(chk, up.st_uid) && up.st_uid != 0)
 			r = refused(reason, ENVD_R_PARENT_OWNER);
-		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) && others_write(chk, &up))
+		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) && envd_others_write(chk, &up))
 			r = refused(reason, ENVD_R_PARENT_WRITABLE);
 		cur = up;
 	}
@@ -490,6 +490,14 @@ static const char *const reason_texts[ENVD_R_COUNT] = {
     [ENVD_R_NOT_READ] = "not read",
     [ENVD_R_LSM_DENIED] = "permission denied by a security module (SELinux, AppArmor) or an ACL: "
                           "the mode bits allow it",
+    [ENVD_R_NOT_EXEC] = "not executable",
+    [ENVD_R_GEN_ENVD] = "environment.d's own generator: pam_envd reads environment.d itself",
+    [ENVD_R_GEN_FAILED] = "exited with a status other than 0 (its output is used, as by systemd)",
+    [ENVD_R_GEN_SIGNAL] = "ended by a signal (its output is used, as by systemd)",
+    [ENVD_R_GEN_KILLED] = "still running at the time limit: killed, its output dropped",
+    [ENVD_R_GEN_TOO_BIG] = "wrote more than the output limit: killed, its output dropped",
+    [ENVD_R_GEN_LATE] = "not run: the time limit of the user side was reached",
+    [ENVD_R_GEN_NOT_RUN] = "not run: the generators' child process failed",
 };
 
 const char *envd_reason_text(enum envd_reason r)
@@ -585,7 +593,7 @@ static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_
 		r = refused(reason, ENVD_R_NOT_REGULAR);
 	else if (!owner_ok(chk, st.st_uid))
 		r = refused(reason, ENVD_R_OWNER);
-	else if (others_write(chk, &st))
+	else if (envd_others_write(chk, &st))
 		r = refused(reason, ENVD_R_WRITABLE);
 	else
 		r = same_dev && st.st_dev == dir_dev ? 0 : check_fs(fd, reason);
@@ -669,4 +677,38 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 		return walk_result(fd);
 	}
 	return read_opened(fd, chk, false, 0, max, data, len, reason);
+}
+
+int envd_stat_entry(int dirfd, const char *name, const struct envd_check *chk, struct stat *st,
+                    enum envd_reason *reason)
+{
+	struct walked w = {.dirfd = -1};
+	int fd, r;
+
+	*reason = ENVD_R_NONE;
+	r = walk(dirfd, name, chk, &w);
+	if (r < 0) {
+		*reason = open_reason(r);
+		return walk_result(r);
+	}
+	/* the last component, not followed: a link swapped in since the
+	 * walk looked is seen as a link, no file */
+	fd = openat(w.dirfd, w.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	close(w.dirfd);
+	if (fd == -ENOENT) {
+		*reason = ENVD_R_DANGLING;
+		return fd;
+	}
+	if (fd < 0) {
+		*reason = open_reason(fd);
+		return walk_result(fd);
+	}
+	if (fstat(fd, st) < 0)
+		r = failed(errno, reason, ENVD_R_EXAMINE);
+	else if (S_ISREG(st->st_mode))
+		r = check_fs(fd, reason);
+	close(fd);
+	return r;
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "envd.h"
 
@@ -204,6 +205,15 @@ enum envd_reason {
 	ENVD_R_LATE,
 	ENVD_R_NOT_READ,
 	ENVD_R_LSM_DENIED,
+	/* user environment generators */
+	ENVD_R_NOT_EXEC,
+	ENVD_R_GEN_ENVD,
+	ENVD_R_GEN_FAILED,
+	ENVD_R_GEN_SIGNAL,
+	ENVD_R_GEN_KILLED,
+	ENVD_R_GEN_TOO_BIG,
+	ENVD_R_GEN_LATE,
+	ENVD_R_GEN_NOT_RUN,
 	ENVD_R_COUNT
 };
 /* The text of a reason; an unknown number reads as "cannot be read". */
@@ -261,5 +271,16 @@ struct envd_entry_hint {
 int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
                    const struct envd_check *chk, size_t max, char **data, size_t *len,
                    enum envd_reason *reason);
+/* Looks at name in dirfd through the walk (its links followed by their
+ * text, every directory on the way checked as chk says) without opening
+ * what it names for reading: *st is what the last component is (not a
+ * link).  Returns 0, -ENOENT (missing or a dangling link), or a negative
+ * errno with *reason: -EPERM (refused by the walk: how it is reached),
+ * -ENOMEM, another errno.  The caller checks *st. */
+int envd_stat_entry(int dirfd, const char *name, const struct envd_check *chk, struct stat *st,
+                    enum envd_reason *reason);
+/* Whether st is writable by someone other than its owner (group write by
+ * chk->group_ok excepted and noted, as for files). */
+bool envd_others_write(const struct envd_check *chk, const struct stat *st);
 
 #endif

@@ -292,7 +292,13 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	if (!envd_name_valid(key, key_len))
 		return bad_name(ld, key, key_len);
 	h = envd_hash(name, key_len);
-	if (!has_value) {
+	if (!has_value && ld->raw_values) {
+		/* a generator's "KEY=" sets an empty value, as in systemd */
+		value = "";
+		value_len = 0;
+		v = value;
+		vlen = 0;
+	} else if (!has_value) {
 		/* "WORD=" may be a pasted secret with one '=' of padding: only
 		 * what describe_key shows of a bad name is shown of it */
 		char shown[SHOWN_PREFIX + 1];
@@ -319,10 +325,11 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	ld->cur_len = key_len;
 	ld->self_ref = false;
 	ld->xdg_unset = false;
-	if (cfg->flags & ENVD_LINT)
+	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
 		envd_lint_raw(ld, name, value, value_len);
-	/* without a '$' the expansion is the value itself */
-	if (!(cfg->flags & ENVD_NO_EXPAND) && memchr(value, '$', value_len)) {
+	/* without a '$' the expansion is the value itself; a generator's
+	 * output is never expanded */
+	if (!(cfg->flags & ENVD_NO_EXPAND) && !ld->raw_values && memchr(value, '$', value_len)) {
 		ld->user_ref[0] = '\0';
 		r = expand_value(ld, name, key_len, value, value_len);
 		if (r == -E2BIG || r == -ELOOP)
@@ -348,7 +355,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           "%s refused: %s", name, why);
 		return 0;
 	}
-	if (cfg->flags & ENVD_LINT)
+	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
 		envd_lint_value(ld, name, v, vlen, v != value);
 	if (!(cfg->flags & ENVD_LINT) || ld->user_side)
 		return store_value(ld, name, key_len, h, v, vlen);
@@ -394,7 +401,8 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 	switch (e->status) {
 	case ENVD_SCAN_MASKED:
 		/* the entry of the directory with the highest precedence */
-		f->masked_by = ld->res->files[e->masked_by - ld->scan.v].path;
+		f->masked_by =
+		    ld->res->files[ld->file_base + (size_t)(e->masked_by - ld->scan.v)].path;
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "masked by %s", f->masked_by);
 		return 0;
@@ -426,6 +434,148 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 	r = envd_parse_noting(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf,
 	                      (ld->cfg->flags & ENVD_LINT) ? envd_lint_note : NULL);
 	return r < 0 ? r : 0;
+}
+
+/* A generator as an entry of the result's files. */
+static int add_gen(struct loader *ld, struct envd_gen *g)
+{
+	static const enum envd_file_state state_of[] = {
+	    [ENVD_GEN_RUN] = ENVD_FILE_USED,        [ENVD_GEN_FAILED] = ENVD_FILE_USED,
+	    [ENVD_GEN_DROPPED] = ENVD_FILE_SKIPPED, [ENVD_GEN_NOT_RUN] = ENVD_FILE_SKIPPED,
+	    [ENVD_GEN_MASKED] = ENVD_FILE_MASKED,   [ENVD_GEN_MASKS] = ENVD_FILE_MASKS,
+	    [ENVD_GEN_REFUSED] = ENVD_FILE_SKIPPED, [ENVD_GEN_IGNORED] = ENVD_FILE_SKIPPED,
+	    [ENVD_GEN_ENVD] = ENVD_FILE_SKIPPED,
+	};
+	struct envd_file *f = &ld->res->files[ld->res->nfiles];
+
+	g->file_index = ld->res->nfiles++;
+	f->path = envd_memdup0(g->path, strlen(g->path));
+	if (f->path == NULL)
+		return -ENOMEM;
+	f->basename = f->path + (g->name - g->path);
+	f->state = state_of[g->state];
+	f->user_side = true;
+	f->generator = true;
+	/* the holder of the name sorts before g: its entry is made */
+	f->masked_by = g->masked_by ? ld->res->files[g->masked_by->file_index].path : NULL;
+	f->reason = g->reason == ENVD_R_NONE ? NULL : envd_reason_text(g->reason);
+	f->empty = g->reason == ENVD_R_EMPTY;
+	return 0;
+}
+
+/* A generator's output, parsed as a user file whose values are taken
+ * literally.  Returns 0 or -ENOMEM. */
+static int process_gen(struct loader *ld, const struct envd_gen *g, const struct envd_file *f)
+{
+	int r;
+
+	if ((g->state != ENVD_GEN_RUN && g->state != ENVD_GEN_FAILED) || g->len == 0 ||
+	    ld->assignments_full)
+		return 0;
+	if (memchr(g->data, '\0', g->len)) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,
+		           "generator output contains a NUL byte, skipped");
+		return 0;
+	}
+	ld->file = f->path;
+	ld->user_side = true;
+	ld->raw_values = true;
+	r = envd_parse_with(g->data, g->len, on_assign, ld, &ld->kbuf, &ld->vbuf);
+	ld->raw_values = false;
+	return r < 0 ? r : 0;
+}
+
+/* The generators from first to end, in the result's files and parsed. */
+static int process_gens(struct loader *ld, size_t first, size_t end)
+{
+	int r = 0;
+
+	for (size_t i = first; i < end && r == 0; i++) {
+		r = add_gen(ld, &ld->gens.v[i]);
+		if (r == 0)
+			r = process_gen(ld, &ld->gens.v[i], &ld->res->files[ld->res->nfiles - 1]);
+	}
+	return r;
+}
+
+/* One pass over what was read: the generators before environment.d's
+ * place, the files, the generators after it.  Returns 0 or -ENOMEM. */
+static int process_all(struct loader *ld)
+{
+	struct envd_result *res = ld->res;
+	int r = 0;
+
+	res->files = calloc(ld->scan.n + ld->gens.n + 1, sizeof(*res->files));
+	if (!res->files)
+		return -ENOMEM;
+	r = process_gens(ld, 0, ld->gens.first_after);
+	ld->file_base = res->nfiles;
+	for (size_t i = 0; r == 0 && i < ld->scan.n; i++) {
+		struct envd_file *f = &res->files[res->nfiles];
+
+		r = add_file(ld, &ld->scan.v[i]);
+		if (r == 0)
+			r = process_file(ld, &ld->scan.v[i], f);
+	}
+	if (r == 0)
+		r = process_gens(ld, ld->gens.first_after, ld->gens.n);
+	return r;
+}
+
+/* Back to before process_all: what a pass built is dropped. */
+static void reset_pass(struct loader *ld)
+{
+	struct envd_result *res = ld->res;
+
+	for (size_t i = 0; i < res->nfiles; i++)
+		free((char *)res->files[i].path);
+	free(res->files);
+	res->files = NULL;
+	res->nfiles = 0;
+	envd_store_free(&res->store);
+	envd_store_init(&res->store);
+	ld->input_bytes = 0;
+	ld->expansion_left = ld->cfg->limits.expansion_bytes;
+	ld->assignments = 0;
+	ld->assignments_full = false;
+	ld->user_vars = 0;
+	ld->user_vars_cut = 0;
+	ld->budget_said = false;
+}
+
+/* The generators, when the load asks for them and reads the user side:
+ * listed, and run after a first, silent pass over the files has built
+ * the environment the ones after environment.d's place see.  Returns 0
+ * or -ENOMEM. */
+static int generators(struct loader *ld)
+{
+	envd_diag_fn fn = ld->sink.fn;
+	int r;
+
+	if (!ld->cfg->generators || !ld->cfg->user_dir)
+		return 0;
+	r = envd_gens_list(ld);
+	if (r < 0 || ld->gens.to_run == 0)
+		return r;
+	ld->sink.fn = NULL;
+	r = process_all(ld);
+	ld->sink.fn = fn;
+	if (r == 0)
+		r = envd_gens_run(ld);
+	reset_pass(ld);
+	return r;
+}
+
+size_t envd_ms_since(const struct timespec *start)
+{
+	struct timespec now;
+	long long ms;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return SIZE_MAX;
+	ms = (long long)(now.tv_sec - start->tv_sec) * 1000 +
+	     (now.tv_nsec - start->tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (size_t)ms;
 }
 
 static int index_base(struct loader *ld)
@@ -609,24 +759,21 @@ int envd_load(const struct envd_config *given, struct envd_result **out)
 	r = set_dirs(&ld);
 	if (r == 0)
 		r = index_base(&ld);
+	if (r == 0 && clock_gettime(CLOCK_MONOTONIC, &ld.user_start) != 0)
+		memset(&ld.user_start, 0, sizeof(ld.user_start)); /* no time left */
 	if (r == 0 && cfg->user_dir)
 		r = envd_read_user(&ld);
 	if (r == 0)
 		r = envd_read_system(&ld, cfg->user_dir ? 1 : 0);
-	if (r == 0) {
-		ld.res->files = calloc(ld.scan.n + 1, sizeof(*ld.res->files));
-		if (!ld.res->files)
-			r = -ENOMEM;
-	}
-	for (i = 0; r == 0 && i < ld.scan.n; i++) {
-		r = add_file(&ld, &ld.scan.v[i]);
-		if (r == 0)
-			r = process_file(&ld, &ld.scan.v[i], &ld.res->files[i]);
-	}
+	if (r == 0)
+		r = generators(&ld);
+	if (r == 0)
+		r = process_all(&ld);
 	if (r == 0)
 		r = finish(&ld);
 	ld.res->ndiag = ld.sink.count;
 	envd_scan_free(&ld.scan);
+	envd_gens_free(&ld.gens);
 	envd_buf_free(&ld.xbuf);
 	envd_buf_free(&ld.kbuf);
 	envd_buf_free(&ld.vbuf);

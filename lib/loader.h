@@ -5,6 +5,8 @@
 #ifndef ENVD_LOADER_H
 #define ENVD_LOADER_H
 
+#include <time.h>
+
 #include "scan.h"
 
 struct envd_result {
@@ -16,6 +18,38 @@ struct envd_result {
 	char **dir_paths;      /* the loader's, handed over */
 	size_t ndirs;
 	size_t ndiag;
+};
+
+/* One entry of a generator directory (generators.c). */
+enum envd_gen_state {
+	ENVD_GEN_RUN,     /* to run; after the run, ran and exited 0 */
+	ENVD_GEN_FAILED,  /* ran, exited with another status or by a signal */
+	ENVD_GEN_DROPPED, /* ran, killed (time, output): output dropped */
+	ENVD_GEN_NOT_RUN, /* its turn did not come: time, or the child failed */
+	ENVD_GEN_MASKED,  /* an earlier directory holds the name */
+	ENVD_GEN_MASKS,   /* empty, /dev/null or another device: disables the name */
+	ENVD_GEN_REFUSED, /* unsafe: not run, and nothing later of its name */
+	ENVD_GEN_IGNORED, /* not a regular executable file: holds no name */
+	ENVD_GEN_ENVD,    /* 30-systemd-environment-d-generator: this load */
+};
+
+struct envd_gen {
+	char *path; /* directory/name, malloc'd */
+	const char *name;
+	size_t dir;
+	enum envd_gen_state state;
+	enum envd_reason reason;
+	const struct envd_gen *masked_by;
+	char *data; /* its output, malloc'd */
+	size_t len;
+	size_t file_index; /* its entry in the result's files */
+};
+
+struct envd_gens {
+	struct envd_gen *v;
+	size_t n, cap;
+	size_t first_after; /* entries from here on sort after environment.d's own */
+	size_t to_run;      /* entries in state ENVD_GEN_RUN */
 };
 
 struct loader {
@@ -49,6 +83,11 @@ struct loader {
 	enum envd_dir_state dir_state[ENVD_MAX_DIRS];
 	const char *dir_why[ENVD_MAX_DIRS];
 	size_t dir_files[ENVD_MAX_DIRS];
+	/* generators (generators.c) */
+	struct envd_gens gens;
+	struct timespec user_start; /* the user side's time bound starts here */
+	bool raw_values;            /* a generator's output: no expansion, KEY= is empty */
+	size_t file_base;           /* the result's files: where the scan's entries start */
 };
 
 /* load.c: directory dir (an index of dir_paths) was not read: missing,
@@ -74,6 +113,31 @@ int envd_read_system(struct loader *ld, size_t first_dir);
  * (admin_dir, root prefix applied) and the user's group directories, in
  * precedence order.  Returns 0 or -ENOMEM; the rest is reported. */
 int envd_admin_dirs(struct loader *ld, const char *base);
+/* Framing of the records a child sends (read.c): a 32-bit length, a type
+ * byte, the fixed fields, then up to two byte strings. */
+int envd_rec_put(struct envd_buf *b, char type, const void *fixed, size_t fn, const void *s1,
+                 size_t n1, const void *s2, size_t n2);
+/* One record of in[0..n) at *pos; false when the framing is broken. */
+bool envd_rec_next(const char *in, size_t n, size_t *pos, char *type, const char **body,
+                   size_t *len);
+int envd_write_all(int fd, const char *p, size_t n);
+/* Milliseconds since *start (CLOCK_MONOTONIC); SIZE_MAX without a clock. */
+size_t envd_ms_since(const struct timespec *start);
+
+/* generators.c */
+
+/* Lists and checks the generator directories into ld->gens (reported).
+ * 0 or -ENOMEM. */
+int envd_gens_list(struct loader *ld);
+/* Runs the generators marked to run in a child with the user's
+ * credentials, the environment built so far (ld->base and ld->res->store)
+ * as theirs, and keeps each one's output in ld->gens (checked as input).
+ * 0 or -ENOMEM; everything else is reported. */
+int envd_gens_run(struct loader *ld);
+/* The records of a generators' child decoded into ld->gens: 0, -EBADMSG
+ * (nothing of it is kept), -ENOMEM.  For the fuzz harness too. */
+int envd_gens_records(struct loader *ld, const char *in, size_t n);
+void envd_gens_free(struct envd_gens *g);
 
 /* lint.c: the warnings of envd check (ENVD_LINT) */
 

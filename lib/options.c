@@ -80,7 +80,7 @@ static int set_admin_dir(const struct envd_option *opt, struct envd_settings *s,
 }
 
 /* DIR:DIR:...  Relative entries are dropped; what remains (even nothing)
- * replaces the default list.  One block: the pointers, then a copy of the
+ * replaces the default list (the row's char ** field).  One block: the pointers, then a copy of the
  * value with each ':' made a NUL. */
 static int set_system_dirs(const struct envd_option *opt, struct envd_settings *s,
                            const char *value, envd_option_report_fn report, void *data)
@@ -117,8 +117,8 @@ static int set_system_dirs(const struct envd_option *opt, struct envd_settings *
 			dirs[k++] = dir;
 	}
 	dirs[k] = NULL;
-	free(s->system_dirs);
-	s->system_dirs = dirs;
+	free(*(char ***)((char *)s + opt->field));
+	*(char ***)((char *)s + opt->field) = dirs;
 	return r;
 }
 
@@ -221,6 +221,20 @@ const struct envd_option envd_options[] = {
      .fronts = BOTH,
      .arg = "DIRS",
      .help = "system directories instead of the four, ':'-separated",
+     .field = offsetof(struct envd_settings, system_dirs),
+     .set = set_system_dirs},
+    {.name = "generators",
+     .kind = ENVD_OPT_FLAG,
+     .fronts = BOTH,
+     .help = "run systemd's user environment generators, as the user",
+     .field = offsetof(struct envd_settings, generators),
+     .set = set_flag},
+    {.name = "generator_dirs",
+     .kind = ENVD_OPT_DIRS,
+     .fronts = BOTH,
+     .arg = "DIRS",
+     .help = "generator directories instead of systemd's four",
+     .field = offsetof(struct envd_settings, generator_dirs),
      .set = set_system_dirs},
     {.name = "admin_dir",
      .kind = ENVD_OPT_PATH,
@@ -276,6 +290,8 @@ void envd_settings_free(struct envd_settings *s)
 {
 	free(s->system_dirs);
 	s->system_dirs = NULL;
+	free(s->generator_dirs);
+	s->generator_dirs = NULL;
 	envd_policy_free(s->policy);
 	s->policy = NULL;
 }
@@ -323,6 +339,8 @@ const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_
 void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg)
 {
 	cfg->system_dirs = (const char *const *)s->system_dirs;
+	cfg->generators = s->generators;
+	cfg->generator_dirs = (const char *const *)s->generator_dirs;
 	cfg->flags |= (s->nooverwrite ? ENVD_NO_OVERWRITE : 0) | (s->noexpand ? ENVD_NO_EXPAND : 0);
 	cfg->policy = s->policy;
 	cfg->admin_dir = s->admin_dir;

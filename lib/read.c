@@ -400,11 +400,11 @@ struct rec_path {
 	uint32_t reason;
 };
 
-static int put_rec(struct envd_buf *b, enum rec_type type, const void *fixed, size_t fn,
-                   const void *s1, size_t n1, const void *s2, size_t n2)
+int envd_rec_put(struct envd_buf *b, char type, const void *fixed, size_t fn, const void *s1,
+                 size_t n1, const void *s2, size_t n2)
 {
 	uint32_t len = (uint32_t)(1 + fn + n1 + n2);
-	char t = (char)type;
+	char t = type;
 	int r;
 
 	if (1 + fn + n1 + n2 > UINT32_MAX)
@@ -421,7 +421,7 @@ static int put_rec(struct envd_buf *b, enum rec_type type, const void *fixed, si
 	return r;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+int envd_write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
@@ -450,7 +450,7 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 	d.group = s->dir_group;
 	d.list_error = s->list_error;
 	d.truncated = s->truncated;
-	r = put_rec(b, REC_DIR, &d, sizeof(d), NULL, 0, NULL, 0);
+	r = envd_rec_put(b, REC_DIR, &d, sizeof(d), NULL, 0, NULL, 0);
 	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
 		const struct envd_scan_entry *e = &ld->scan.v[i];
 		struct rec_file f;
@@ -463,21 +463,21 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 		f.status = (uint8_t)e->status;
 		f.empty = e->empty;
 		f.group = e->group_write;
-		r = put_rec(b, REC_FILE, &f, sizeof(f), e->name, f.name_len, e->data,
-		            e->status == ENVD_SCAN_READ ? e->len : 0);
+		r = envd_rec_put(b, REC_FILE, &f, sizeof(f), e->name, f.name_len, e->data,
+		                 e->status == ENVD_SCAN_READ ? e->len : 0);
 	}
 	for (size_t i = 0; i < s->n_not_conf && r == 0; i++, name += strlen(name) + 1)
-		r = put_rec(b, REC_NOT_CONF, NULL, 0, name, strlen(name), NULL, 0);
+		r = envd_rec_put(b, REC_NOT_CONF, NULL, 0, name, strlen(name), NULL, 0);
 	memset(&end, 0, sizeof(end));
 	end.late = s->late > UINT32_MAX ? UINT32_MAX : (uint32_t)s->late;
 	end.links_cut = s->links_cut;
-	return r == 0 ? put_rec(b, REC_END, &end, sizeof(end), NULL, 0, NULL, 0) : r;
+	return r == 0 ? envd_rec_put(b, REC_END, &end, sizeof(end), NULL, 0, NULL, 0) : r;
 }
 
 /* One record of in[0..n) at *pos: its type, its fields (at least fixed
  * bytes) and the rest.  False when the stream breaks the framing. */
-static bool next_rec(const char *in, size_t n, size_t *pos, char *type, const char **body,
-                     size_t *len)
+bool envd_rec_next(const char *in, size_t n, size_t *pos, char *type, const char **body,
+                   size_t *len)
 {
 	uint32_t l;
 
@@ -578,7 +578,7 @@ static int decode_side(struct loader *ld, const char *in, size_t n, struct side 
 	int r;
 
 	while (pos < n) {
-		if (!next_rec(in, n, &pos, &type, &body, &len))
+		if (!envd_rec_next(in, n, &pos, &type, &body, &len))
 			return -EBADMSG;
 		if (!have_dir && type != REC_DIR)
 			return -EBADMSG;
@@ -684,7 +684,7 @@ static int user_work(int fd, void *data)
 	if (r == 0)
 		r = encode_side(&out, ld, &s);
 	if (r == 0)
-		r = write_all(fd, out.data, out.len);
+		r = envd_write_all(fd, out.data, out.len);
 	return r;
 }
 
@@ -789,9 +789,9 @@ static int path_work(int fd, void *data)
 	p.r = read_path_here(w, &text, &len, &why);
 	p.reason = why;
 	envd_buf_init(&out, 0);
-	r = put_rec(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
+	r = envd_rec_put(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
 	if (r == 0)
-		r = write_all(fd, out.data, out.len);
+		r = envd_write_all(fd, out.data, out.len);
 	return r;
 }
 
@@ -804,7 +804,7 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 	size_t pos = 0, blen;
 	char type;
 
-	if (!next_rec(in, n, &pos, &type, &body, &blen) || pos != n || type != REC_PATH ||
+	if (!envd_rec_next(in, n, &pos, &type, &body, &blen) || pos != n || type != REC_PATH ||
 	    blen < sizeof(p))
 		return -EBADMSG;
 	memcpy(&p, body, sizeof(p));

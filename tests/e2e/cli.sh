@@ -111,6 +111,7 @@ for opt in --help -h; do
 	missing=
 	for word in show check files --format --explain --root= --user-dir= --no-user --inherit \
 		--no-overwrite --no-expand --default-path= --system-dirs= --max-env= --quiet \
+		--generators --generator-dirs= \
 		--verbose --version \
 		'Exit status'; do
 		grep -qF -- "$word" "$T/out" || missing="$missing $word"

@@ -857,6 +857,9 @@ static unsigned expected_module(int fn, int variant)
 	case F_PIPE2:
 	case F_FORK:
 		return M(O_NOUSER); /* no reader: the user side is skipped */
+	case F_DUP2:
+	case F_FCNTL:
+		return M(O_FULL); /* a generator's process only: never the login's */
 	case F_POLL:
 		if (err == EINTR)
 			return M(O_FULL); /* waited again */

@@ -54,6 +54,8 @@ enum fault_fn {
 	F_PIPE2,
 	F_FORK,
 	F_POLL,
+	F_DUP2,
+	F_FCNTL,
 	F_PAM_GET_ITEM,
 	F_PAM_GET_DATA,
 	F_PAM_SET_DATA,
@@ -149,6 +151,8 @@ int __wrap_pipe2(int fds[2], int flags);
 pid_t __wrap_fork(void);
 struct pollfd;
 int __wrap_poll(struct pollfd *fds, unsigned long n, int timeout);
+int __wrap_dup2(int fd, int to);
+int __wrap_fcntl(int fd, int cmd, ...);
 /* the reader child's own calls: passed through (a child is disarmed) */
 int __wrap_getgroups(int n, gid_t *list);
 int __wrap_setgroups(size_t n, const gid_t *list);

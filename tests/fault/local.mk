@@ -17,6 +17,7 @@ fault_wrap_ldflags = \
 	-Wl,--wrap=fdopendir -Wl,--wrap=readdir -Wl,--wrap=closedir -Wl,--wrap=syscall \
 	-Wl,--wrap=getgrouplist -Wl,--wrap=getgrnam_r -Wl,--wrap=getrandom -Wl,--wrap=clock_gettime \
 	-Wl,--wrap=readlinkat -Wl,--wrap=pipe2 -Wl,--wrap=fork -Wl,--wrap=poll \
+	-Wl,--wrap=dup2 -Wl,--wrap=fcntl \
 	-Wl,--wrap=getgroups -Wl,--wrap=setgroups -Wl,--wrap=setresuid -Wl,--wrap=setresgid \
 	-Wl,--wrap=pam_get_item -Wl,--wrap=pam_get_data -Wl,--wrap=pam_set_data \
 	-Wl,--wrap=pam_getenvlist -Wl,--wrap=pam_getenv -Wl,--wrap=pam_putenv -Wl,--wrap=pam_modutil_getpwnam

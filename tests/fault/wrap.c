@@ -59,6 +59,8 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_PIPE2] = {"pipe2", {{EMFILE, "EMFILE"}}, 1},
     [F_FORK] = {"fork", {{EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_POLL] = {"poll", {{EINTR, "EINTR"}, {ENOMEM, "ENOMEM"}}, 2},
+    [F_DUP2] = {"dup2", {{EBADF, "EBADF"}}, 1},
+    [F_FCNTL] = {"fcntl", {{EMFILE, "EMFILE"}}, 1},
     [F_PAM_GET_ITEM] = {"pam_get_item", {{0, "PAM_SYSTEM_ERR"}}, 1},
     [F_PAM_GET_DATA] = {"pam_get_data", {{0, "PAM_SYSTEM_ERR"}}, 1},
     [F_PAM_SET_DATA] = {"pam_set_data", {{0, "PAM_BUF_ERR"}}, 1},
@@ -478,6 +480,25 @@ int __wrap_poll(struct pollfd *fds, unsigned long n, int timeout)
 {
 	FAIL_IF_HIT(F_POLL, -1);
 	return poll(fds, (nfds_t)n, timeout);
+}
+
+/* Only a generator's process calls these, after a fork (disarmed). */
+int __wrap_dup2(int fd, int to)
+{
+	FAIL_IF_HIT(F_DUP2, -1);
+	return dup2(fd, to);
+}
+
+int __wrap_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+
+	FAIL_IF_HIT(F_FCNTL, -1);
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	return fcntl(fd, cmd, arg);
 }
 
 int __wrap_getgroups(int n, gid_t *list)

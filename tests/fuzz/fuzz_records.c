@@ -5,7 +5,9 @@
  * in a root process.
  *
  * Input: byte 0 is the knobs (bit 0 ENVD_LINT, bit 1 small limits: 4 files
- * per directory, 64 bytes a file, 100 a load), the rest is the stream.
+ * per directory, 64 bytes a file, 100 a load, bit 2 the stream is the
+ * generators' child's, lib/generators.c, for a list of four of which the
+ * third is masked), the rest is the stream.
  *
  * Invariants: envd_user_records returns 0, -EBADMSG or -ENOMEM; a rejected
  * stream leaves no entry behind; an accepted one gives entries whose names
@@ -14,10 +16,15 @@
  * reader gives (read, masks, skipped), whose contents are there exactly for
  * a read file, non-empty and within the file limit, all within the load's
  * byte limit and the listing's entry limit; and the same stream decodes the
- * same way twice (determinism). */
+ * same way twice (determinism).  The generators' stream: envd_gens_records
+ * returns 0, -EBADMSG or -ENOMEM; a rejected stream keeps no output and
+ * leaves every generator as it was; an accepted one changes only those
+ * marked to run, into a state a child gives, with output only where the
+ * output is used, within the output limit. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -81,6 +88,55 @@ static size_t check_scan(const struct loader *ld)
 	return bytes;
 }
 
+static void gens_case(const char *in, size_t n)
+{
+	static const char *const paths[] = {"/g/10-a", "/g/20-b", "/g/20-b", "/g/90-c"};
+	struct envd_config cfg;
+	struct loader ld;
+	int r;
+
+	setup(&ld, &cfg, 0);
+	ld.gens.v = calloc(4, sizeof(*ld.gens.v));
+	if (ld.gens.v == NULL)
+		return;
+	ld.gens.n = ld.gens.cap = 4;
+	for (size_t i = 0; i < 4; i++) {
+		ld.gens.v[i].path = strdup(paths[i]);
+		if (ld.gens.v[i].path == NULL) {
+			envd_gens_free(&ld.gens);
+			return;
+		}
+		ld.gens.v[i].name = ld.gens.v[i].path + 3;
+		ld.gens.v[i].state = i == 2 ? ENVD_GEN_MASKED : ENVD_GEN_RUN;
+	}
+	r = envd_gens_records(&ld, in, n);
+	FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -ENOMEM, "generators: returned %d", r);
+	for (size_t i = 0; i < 4; i++) {
+		const struct envd_gen *e = &ld.gens.v[i];
+		bool used = e->state == ENVD_GEN_RUN || e->state == ENVD_GEN_FAILED;
+
+		if (i == 2)
+			FUZZ_CHECK(e->state == ENVD_GEN_MASKED,
+			           "generator 2: a masked one changed");
+		else if (r != 0)
+			FUZZ_CHECK(e->state == ENVD_GEN_RUN,
+			           "generator %zu: changed by a rejected stream", i);
+		else
+			FUZZ_CHECK(used || e->state == ENVD_GEN_DROPPED ||
+			               e->state == ENVD_GEN_NOT_RUN,
+			           "generator %zu: state %d", i, (int)e->state);
+		FUZZ_CHECK(r == 0 || e->data == NULL, "generator %zu: output of a rejected stream",
+		           i);
+		FUZZ_CHECK((e->data != NULL) == (e->len > 0) && (e->data == NULL || used),
+		           "generator %zu: output where none is used", i);
+		FUZZ_CHECK(e->len <= ENVD_MAX_GENERATOR_BYTES, "generator %zu: %zu bytes", i,
+		           e->len);
+		FUZZ_CHECK((unsigned)e->reason < ENVD_R_COUNT, "generator %zu: reason %d", i,
+		           (int)e->reason);
+	}
+	envd_gens_free(&ld.gens);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct envd_config cfg, cfg2;
@@ -93,6 +149,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	in = (const char *)data + 1;
 	n = size - 1;
+	if (data[0] & 4) {
+		gens_case(in, n);
+		return 0;
+	}
 	setup(&ld, &cfg, data[0]);
 	r = envd_user_records(&ld, in, n);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -ENOMEM, "returned %d", r);

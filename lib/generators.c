@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
+/* generators.c - systemd's user environment generators, run as the user.
+ *
+ * systemd's user manager runs every executable of its generator
+ * directories (src/core/manager.c, manager_run_environment_generators;
+ * src/shared/exec-util.c and src/basic/conf-files.c in 252): one list
+ * sorted by basename (strcmp), the first directory that holds a name with
+ * a regular executable file or a mask (an empty file, a character device
+ * such as a link to /dev/null) decides it; entries that are neither (not
+ * executable, a directory, a dangling link) hold no name; hidden and
+ * backup names are skipped.  They run one after the other, each with the
+ * environment the earlier ones built, and each one's output is read as
+ * env-file assignments without expansion ("KEY=" sets an empty value; no
+ * assignment unsets).  A generator that fails is warned about and its
+ * output used all the same.  30-systemd-environment-d-generator is
+ * environment.d itself: this load is that one, in its place in the order.
+ *
+ * What is ours (SECURITY.md has the threat model):
+ *  - Only root-owned (cfg->system_uid) regular executables writable by no
+ *    one else, in directories of that owner writable by no one else,
+ *    reached only through such directories (the safe chase of the system
+ *    environment.d directories, fileio.c) are run.  An entry that fails a
+ *    check is not run and still holds its name, so that an unsafe file in
+ *    /etc never lets a later one of the same name run in its stead.
+ *  - They run in a child process with the user's credentials, no
+ *    capability, no_new_privs (child.c), started after the environment.d
+ *    files are parsed, so that the generators after environment.d's place
+ *    see its result; each in a session of its own (setsid), stdin and
+ *    stderr /dev/null, stdout a pipe, umask 022, the environment built so
+ *    far as its whole environment (its PATH included: the program runs
+ *    as the user, who may run anything, and systemd gives it the same).
+ *  - One time bound for the user side, reading and generators together
+ *    (limits.user_ms from before the reader's fork): a generator still
+ *    running at its end is killed with its process group, its output
+ *    dropped, and the rest are not run; the login goes on.  Output over
+ *    ENVD_MAX_GENERATOR_BYTES is dropped the same way.
+ *  - The child sends each output back in the framed records of read.c;
+ *    the caller checks every field, and parses each output as a user
+ *    file: every name and value goes through the user policy.
+ * Where systemd keeps nothing when one generator hangs (its executor is
+ * killed after 90 s and every output is lost), and drops every output
+ * after a value that is not UTF-8, the load here keeps what came before
+ * and skips that one assignment. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+const char *const envd_generator_dirs[] = {
+    "/run/systemd/user-environment-generators",
+    "/etc/systemd/user-environment-generators",
+    "/usr/local/lib/systemd/user-environment-generators",
+    "/usr/lib/systemd/user-environment-generators",
+    NULL,
+};
+
+/* environment.d's own generator, whose place this load takes */
+#define ENVD_GENERATOR "30-systemd-environment-d-generator"
+
+/* ---- listing, in the caller ---- */
+
+/* systemd's hidden_or_backup_file(): names it never runs. */
+static bool hidden_or_backup(const char *name)
+{
+	static const char *const suffixes[] = {
+	    "rpmnew",    "rpmsave",  "rpmorig",     "dpkg-old",    "dpkg-new", "dpkg-tmp",
+	    "dpkg-dist", "dpkg-bak", "dpkg-backup", "dpkg-remove", "ucf-new",  "ucf-old",
+	    "ucf-dist",  "swp",      "bak",         "old",         "new",
+	};
+	const char *dot = strrchr(name, '.');
+	size_t len = strlen(name);
+
+	if (name[0] == '.' || strcmp(name, "lost+found") == 0 || strcmp(name, "aquota.user") == 0 ||
+	    strcmp(name, "aquota.group") == 0 || (len > 0 && name[len - 1] == '~'))
+		return true;
+	for (size_t i = 0; dot && i < ENVD_ARRAY_SIZE(suffixes); i++)
+		if (strcmp(dot + 1, suffixes[i]) == 0)
+			return true;
+	return false;
+}
+
+static int push_gen(struct envd_gens *g, const char *dir, const char *name, size_t d)
+{
+	struct envd_gen *e;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		struct envd_gen *nv = reallocarray(g->v, cap, sizeof(*nv));
+
+		if (nv == NULL)
+			return -ENOMEM;
+		g->v = nv;
+		g->cap = cap;
+	}
+	e = &g->v[g->n];
+	memset(e, 0, sizeof(*e));
+	e->path = envd_join(dir, '/', name);
+	if (e->path == NULL)
+		return -ENOMEM;
+	e->name = e->path + strlen(dir) + 1;
+	e->dir = d;
+	e->state = ENVD_GEN_IGNORED;
+	g->n++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct envd_gen *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+/* The names of directory number d (fd), at most ENVD_MAX_GENERATORS of
+ * them (in strcmp order, as envd_scan_dir keeps its first ones).
+ * 0 or -ENOMEM. */
+static int list_dir(struct loader *ld, int fd, const char *path, size_t d)
+{
+	struct envd_gens *g = &ld->gens;
+	size_t first = g->n, seen = 0;
+	struct dirent *de;
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	DIR *dir = dfd < 0 ? NULL : fdopendir(dfd);
+	int r = 0;
+
+	if (dir == NULL) {
+		int err = errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		if (err == ENOMEM)
+			return -ENOMEM;
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "generator directory: cannot be listed, skipped");
+		return 0;
+	}
+	// cppcheck-suppress readdirCalled ; a stream of its own
+	while (r == 0 && (de = readdir(dir)) != NULL) {
+		if (hidden_or_backup(de->d_name))
+			continue;
+		if (++seen > ENVD_MAX_FILES_PER_DIR)
+			break;
+		r = push_gen(g, path, de->d_name, d);
+	}
+	closedir(dir);
+	if (r == 0 && g->n - first > ENVD_MAX_GENERATORS) {
+		size_t extra = g->n - first - ENVD_MAX_GENERATORS;
+
+		qsort(g->v + first, g->n - first, sizeof(*g->v), by_name);
+		for (size_t i = first + ENVD_MAX_GENERATORS; i < g->n; i++)
+			free(g->v[i].path);
+		g->n = first + ENVD_MAX_GENERATORS;
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
+		           "more than %u generators: %zu skipped", ENVD_MAX_GENERATORS, extra);
+	}
+	return r;
+}
+
+/* What entry e of directory fd is: decides its state.  Returns true when
+ * it holds its name (masks every later one), as systemd's listing does
+ * for executables and masks, and as this one does for refused ones. */
+static bool examine(struct loader *ld, int fd, const struct envd_check *chk, struct envd_gen *e)
+{
+	struct stat st;
+	int r = envd_stat_entry(fd, e->name, chk, &st, &e->reason);
+
+	if (r == -ENOENT || (r < 0 && r != -EPERM)) {
+		e->state = ENVD_GEN_IGNORED;
+		if (e->reason == ENVD_R_NONE)
+			e->reason = ENVD_R_OPEN;
+		return false;
+	}
+	if (r == -EPERM) {
+		e->state = ENVD_GEN_REFUSED;
+		return true;
+	}
+	if (S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0)) {
+		e->state = ENVD_GEN_MASKS;
+		e->reason = S_ISCHR(st.st_mode) ? ENVD_R_DEV_NULL : ENVD_R_EMPTY;
+		return true;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+		e->state = ENVD_GEN_IGNORED;
+		e->reason = S_ISREG(st.st_mode) ? ENVD_R_NOT_EXEC : ENVD_R_NOT_REGULAR;
+		return false;
+	}
+	if (st.st_uid != chk->owner_a) {
+		e->state = ENVD_GEN_REFUSED;
+		e->reason = ENVD_R_OWNER;
+	} else if (envd_others_write(chk, &st)) {
+		e->state = ENVD_GEN_REFUSED;
+		e->reason = ENVD_R_WRITABLE;
+	} else if (strcmp(e->name, ENVD_GENERATOR) == 0) {
+		e->state = ENVD_GEN_ENVD;
+		e->reason = ENVD_R_GEN_ENVD;
+	} else {
+		e->state = ENVD_GEN_RUN;
+		e->reason = ENVD_R_NONE;
+	}
+	return true;
+}
+
+static void report_listed(struct loader *ld, const struct envd_gen *e)
+{
+	switch (e->state) {
+	case ENVD_GEN_REFUSED:
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_UNSAFE, e->path, 0, NULL,
+		           "generator not run: %s", envd_reason_text(e->reason));
+		break;
+	case ENVD_GEN_MASKED:
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_GEN_MASKED, e->path, 0, NULL,
+		           "generator masked by %s", e->masked_by->path);
+		break;
+	case ENVD_GEN_MASKS:
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_GEN_MASKED, e->path, 0, NULL,
+		           "runs nothing (%s) and masks the same name in later directories",
+		           envd_reason_text(e->reason));
+		break;
+	case ENVD_GEN_IGNORED:
+		envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_GEN_MASKED, e->path, 0, NULL,
+		           "not a generator: %s", envd_reason_text(e->reason));
+		break;
+	default:
+		break;
+	}
+}
+
+int envd_gens_list(struct loader *ld)
+{
+	const struct envd_config *cfg = ld->cfg;
+	const char *const *dirs = cfg->generator_dirs ? cfg->generator_dirs : envd_generator_dirs;
+	struct envd_check chk = {.owner_a = cfg->system_uid,
+	                         .owner_b = cfg->system_uid,
+	                         .group_ok = (gid_t)-1,
+	                         .safe_dirs = true};
+	struct envd_gens *g = &ld->gens;
+	int fds[ENVD_MAX_DIRS];
+	size_t nd = 0, i, j;
+	int r = 0;
+
+	for (nd = 0; nd < ENVD_MAX_DIRS && dirs[nd]; nd++) {
+		enum envd_reason reason = ENVD_R_NONE;
+		dev_t dev;
+
+		fds[nd] = -1;
+		if (r < 0 || dirs[nd][0] != '/')
+			continue;
+		fds[nd] = envd_open_dir(dirs[nd], &chk, false, &reason, &dev);
+		if (fds[nd] == -ENOMEM)
+			r = -ENOMEM;
+		if (fds[nd] < 0) {
+			if (fds[nd] != -ENOENT && fds[nd] != -ENOMEM)
+				envd_diagf(&ld->sink, ENVD_ERROR,
+				           fds[nd] == -EPERM ? ENVD_C_DIR_UNSAFE : ENVD_C_DIR_ERROR,
+				           dirs[nd], 0, NULL, "generator directory: %s, skipped",
+				           envd_reason_text(reason));
+			fds[nd] = -1;
+			continue;
+		}
+		r = list_dir(ld, fds[nd], dirs[nd], nd);
+	}
+	if (r == 0 && g->n > 1)
+		qsort(g->v, g->n, sizeof(*g->v), by_name);
+	/* each name: its entries in precedence order, the first that holds
+	 * it decides, the later ones are masked */
+	for (i = 0; r == 0 && i < g->n; i = j) {
+		const struct envd_gen *holder = NULL;
+
+		for (j = i; j < g->n && strcmp(g->v[j].name, g->v[i].name) == 0; j++) {
+			struct envd_gen *e = &g->v[j];
+
+			if (holder) {
+				e->state = ENVD_GEN_MASKED;
+				e->masked_by = holder;
+			} else if (examine(ld, fds[e->dir], &chk, e))
+				holder = e;
+		}
+	}
+	g->first_after = g->n;
+	g->to_run = 0;
+	for (i = 0; r == 0 && i < g->n; i++) {
+		if (g->first_after == g->n && strcmp(g->v[i].name, ENVD_GENERATOR) > 0)
+			g->first_after = i;
+		if (g->v[i].state == ENVD_GEN_RUN && g->to_run >= ENVD_MAX_GENERATORS) {
+			g->v[i].state = ENVD_GEN_NOT_RUN;
+			g->v[i].reason = ENVD_R_DIR_FULL;
+		}
+		if (g->v[i].state == ENVD_GEN_RUN)
+			g->to_run++;
+		report_listed(ld, &g->v[i]);
+	}
+	for (i = 0; i < nd; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return r;
+}
+
+void envd_gens_free(struct envd_gens *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->v[i].path);
+		if (g->v[i].data)
+			explicit_bzero(g->v[i].data, g->v[i].len);
+		free(g->v[i].data);
+	}
+	free(g->v);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- running, in the child ---- */
+
+/* The environment the next generator gets. */
+struct gen_env {
+	struct envd_store vars;
+	struct envd_buf key, value; /* the parser's */
+};
+
+static int env_set(struct gen_env *env, const char *name, size_t nlen, const char *v, size_t vlen)
+{
+	return envd_store_set_h(&env->vars, name, nlen, envd_hash(name, nlen), v, vlen, NULL, 0,
+	                        false);
+}
+
+/* An output's assignment, as systemd takes it: a valid name, a value that
+ * is UTF-8, "KEY=" an empty value. */
+static int env_assign(const char *key, size_t key_len, const char *value, size_t value_len,
+                      bool has_value, unsigned line, void *data)
+{
+	if (!envd_name_valid(key, key_len) || (has_value && !envd_utf8_valid(value, value_len)))
+		return 0;
+	return env_set(data, key, key_len, has_value ? value : "", has_value ? value_len : 0);
+}
+
+static int env_add_store(struct gen_env *env, const struct envd_store *s)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < s->n && r == 0; i++)
+		r = env_set(env, s->v[i].name, s->v[i].name_len, s->v[i].value, s->v[i].value_len);
+	return r;
+}
+
+static void free_envp(char **envp)
+{
+	for (char **p = envp; p && *p; p++) {
+		explicit_bzero(*p, strlen(*p));
+		free(*p);
+	}
+	free(envp);
+}
+
+static char **make_envp(const struct gen_env *env)
+{
+	char **envp = calloc(env->vars.n + 1, sizeof(*envp));
+
+	for (size_t i = 0; envp && i < env->vars.n; i++) {
+		const struct envd_entry *e = &env->vars.v[i];
+
+		envp[i] = malloc(e->name_len + e->value_len + 2);
+		if (envp[i] == NULL) {
+			free_envp(envp);
+			return NULL;
+		}
+		memcpy(envp[i], e->name, e->name_len);
+		envp[i][e->name_len] = '=';
+		memcpy(envp[i] + e->name_len + 1, e->value, e->value_len);
+		envp[i][e->name_len + 1 + e->value_len] = '\0';
+	}
+	return envp;
+}
+
+static long ms_until(const struct timespec *t)
+{
+	struct timespec now;
+	long long ms;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return 0;
+	ms = (long long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (long)ms;
+}
+
+/* In the generator's process, before its program: a session of its own
+ * (one process group to kill), stdin and stderr /dev/null, stdout the
+ * pipe.  Every other descriptor of the child is close-on-exec.  The
+ * reader closed 0, 1 and 2: the pipe and /dev/null are moved above them
+ * first, so that each dup2 makes a new descriptor, one that stays open
+ * across the exec. */
+static void exec_gen(const char *path, int out, char **envp)
+{
+	char *argv[] = {(char *)path, NULL};
+	int nul;
+
+	(void)setsid();
+	out = fcntl(out, F_DUPFD_CLOEXEC, 3);
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (nul >= 0)
+		nul = fcntl(nul, F_DUPFD_CLOEXEC, 3);
+	if (out < 0 || nul < 0 || dup2(nul, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    dup2(nul, STDERR_FILENO) < 0)
+		_exit(127);
+	umask(022);
+	execve(path, argv, envp);
+	_exit(127);
+}
+
+/* Kills pid's process group (and pid, should it not have made its own
+ * yet) and reaps pid. */
+static void kill_gen(pid_t pid)
+{
+	int status;
+
+	(void)kill(-pid, SIGKILL);
+	(void)kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Waits for pid's end until the deadline.  True with *status when it
+ * ended. */
+static bool reap_until(pid_t pid, const struct timespec *deadline, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
+
+		if (w == pid)
+			return true;
+		if (w < 0 && errno != EINTR)
+			return false;
+		if (ms_until(deadline) == 0)
+			return false;
+		(void)nanosleep(&pause, NULL);
+	}
+}
+
+/* Reads what fd holds into out.  1 at the end of the pipe, 0 when
+ * nothing more is there now (drain) or after a read, -1 over out's cap
+ * or on a read error. */
+static int take(int fd, struct envd_buf *out, bool drain)
+{
+	char chunk[4096];
+
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 1;
+		if (envd_buf_append(out, chunk, (size_t)n) < 0)
+			return -1;
+		if (!drain)
+			return 0;
+	}
+}
+
+/* How often the end of a generator whose pipe stays open (a process it
+ * started holds it) is looked for. */
+#define EXIT_POLL_MS 10
+
+/* Runs e with envp until the deadline; its output into e->data.  It ends
+ * when it exits, as under systemd, which reads its output then: at the
+ * pipe's end, or, when a process it started keeps the pipe open, at its
+ * exit with what the pipe holds. */
+static void run_one(struct envd_gen *e, char **envp, const struct timespec *deadline)
+{
+	struct envd_buf out;
+	int p[2], status = 0, t = 0;
+	bool ended = false;
+	pid_t pid;
+
+	envd_buf_init(&out, ENVD_MAX_GENERATOR_BYTES);
+	e->state = ENVD_GEN_NOT_RUN;
+	e->reason = ENVD_R_GEN_NOT_RUN;
+	/* the read end only: the generator's stdout blocks as usual */
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return;
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		exec_gen(e->path, p[1], envp);
+	}
+	close(p[1]);
+	while (t == 0) {
+		struct pollfd pf = {.fd = p[0], .events = POLLIN};
+		long left = ms_until(deadline);
+		int r;
+
+		if (left == 0)
+			break;
+		r = poll(&pf, 1, (int)(left < EXIT_POLL_MS ? left : EXIT_POLL_MS));
+		if (r > 0)
+			t = take(p[0], &out, false);
+		else if (r < 0 && errno != EINTR)
+			t = -1;
+		else if (waitpid(pid, &status, WNOHANG) == pid) {
+			ended = true;
+			t = take(p[0], &out, true) < 0 ? -1 : 1;
+		}
+	}
+	close(p[0]);
+	if (t == 1 && !ended)
+		ended = reap_until(pid, deadline, &status);
+	if (t != 1 || !ended) {
+		if (!ended)
+			kill_gen(pid);
+		e->state = ENVD_GEN_DROPPED;
+		e->reason = t < 0 ? ENVD_R_GEN_TOO_BIG : ENVD_R_GEN_KILLED;
+		if (out.data)
+			explicit_bzero(out.data, out.len);
+		envd_buf_free(&out);
+		return;
+	}
+	e->state = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ENVD_GEN_RUN : ENVD_GEN_FAILED;
+	e->reason = e->state == ENVD_GEN_RUN ? ENVD_R_NONE
+	            : WIFEXITED(status)      ? ENVD_R_GEN_FAILED
+	                                     : ENVD_R_GEN_SIGNAL;
+	e->len = out.len;
+	e->data = out.len ? envd_buf_steal(&out, NULL) : NULL;
+	envd_buf_free(&out);
+}
+
+/* A generator's record: its index in the caller's list, what became of
+ * it, then its output. */
+#define REC_GEN     'G'
+#define REC_GEN_END 'Z'
+
+struct rec_gen {
+	uint32_t index;
+	uint32_t reason;
+	uint8_t state, pad[3];
+};
+
+struct gen_work {
+	struct loader *ld;
+	unsigned ms; /* the child's budget */
+};
+
+static int gen_work(int fd, void *data)
+{
+	struct gen_work *w = data;
+	struct loader *ld = w->ld;
+	struct envd_gens *g = &ld->gens;
+	struct gen_env env;
+	struct envd_buf out;
+	struct timespec deadline;
+	bool after = false;
+	int r;
+
+	ld->sink.fn = NULL;
+	/* an eighth of the budget is left for the records */
+	if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
+		return -EIO;
+	deadline.tv_sec += (time_t)((w->ms - w->ms / 8) / 1000);
+	deadline.tv_nsec += (long)((w->ms - w->ms / 8) % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	envd_store_init(&env.vars);
+	envd_buf_init(&env.key, 0);
+	envd_buf_init(&env.value, 0);
+	envd_buf_init(&out, 0);
+	r = env_add_store(&env, &ld->base);
+	for (size_t i = 0; i < g->n && r == 0; i++) {
+		struct envd_gen *e = &g->v[i];
+		struct rec_gen rec;
+		char **envp;
+
+		/* environment.d's place: its result joins the environment */
+		if (!after && i >= g->first_after) {
+			after = true;
+			r = env_add_store(&env, &ld->res->store);
+		}
+		if (r < 0 || e->state != ENVD_GEN_RUN)
+			continue;
+		if (ms_until(&deadline) == 0) {
+			e->state = ENVD_GEN_NOT_RUN;
+			e->reason = ENVD_R_GEN_LATE;
+		} else if ((envp = make_envp(&env)) == NULL) {
+			r = -ENOMEM;
+			break;
+		} else {
+			run_one(e, envp, &deadline);
+			free_envp(envp);
+		}
+		if ((e->state == ENVD_GEN_RUN || e->state == ENVD_GEN_FAILED) && e->len &&
+		    !memchr(e->data, '\0', e->len))
+			r = envd_parse_with(e->data, e->len, env_assign, &env, &env.key,
+			                    &env.value);
+		memset(&rec, 0, sizeof(rec));
+		rec.index = (uint32_t)i;
+		rec.reason = e->reason;
+		rec.state = (uint8_t)e->state;
+		if (r == 0)
+			r = envd_rec_put(&out, REC_GEN, &rec, sizeof(rec), e->data, e->len, NULL,
+			                 0);
+	}
+	if (r == 0)
+		r = envd_rec_put(&out, REC_GEN_END, NULL, 0, NULL, 0, NULL, 0);
+	if (r == 0)
+		r = envd_write_all(fd, out.data, out.len);
+	envd_store_free(&env.vars);
+	envd_buf_free(&env.key);
+	envd_buf_free(&env.value);
+	envd_buf_free(&out);
+	return r;
+}
+
+/* ---- the records, in the caller ---- */
+
+int envd_gens_records(struct loader *ld, const char *in, size_t n)
+{
+	struct envd_gens *g = &ld->gens;
+	size_t pos = 0, next = 0, len;
+	const char *body;
+	char type;
+
+	while (envd_rec_next(in, n, &pos, &type, &body, &len)) {
+		struct rec_gen rec;
+		struct envd_gen *e;
+		size_t dlen;
+
+		if (type == REC_GEN_END) {
+			if (len != 0 || pos != n)
+				break;
+			return 0;
+		}
+		if (type != REC_GEN || len < sizeof(rec))
+			break;
+		memcpy(&rec, body, sizeof(rec));
+		dlen = len - sizeof(rec);
+		/* each generator to run at most once, in order */
+		if (rec.index < next || rec.index >= g->n || g->v[rec.index].state != ENVD_GEN_RUN)
+			break;
+		e = &g->v[rec.index];
+		next = rec.index + 1;
+		switch (rec.state) {
+		case ENVD_GEN_RUN:
+			if (rec.reason != ENVD_R_NONE)
+				goto bad;
+			break;
+		case ENVD_GEN_FAILED:
+			if (rec.reason != ENVD_R_GEN_FAILED && rec.reason != ENVD_R_GEN_SIGNAL)
+				goto bad;
+			break;
+		case ENVD_GEN_DROPPED:
+			if ((rec.reason != ENVD_R_GEN_KILLED && rec.reason != ENVD_R_GEN_TOO_BIG) ||
+			    dlen)
+				goto bad;
+			break;
+		case ENVD_GEN_NOT_RUN:
+			if ((rec.reason != ENVD_R_GEN_LATE && rec.reason != ENVD_R_GEN_NOT_RUN) ||
+			    dlen)
+				goto bad;
+			break;
+		default:
+			goto bad;
+		}
+		if (dlen > ENVD_MAX_GENERATOR_BYTES)
+			goto bad;
+		if (dlen) {
+			e->data = envd_memdup0(body + sizeof(rec), dlen);
+			if (e->data == NULL)
+				return -ENOMEM;
+			e->len = dlen;
+		}
+		e->state = (enum envd_gen_state)rec.state;
+		e->reason = (enum envd_reason)rec.reason;
+	}
+bad:
+	/* nothing of a broken stream is kept */
+	for (size_t i = 0; i < g->n; i++) {
+		struct envd_gen *e = &g->v[i];
+
+		if (e->state != ENVD_GEN_RUN && e->state != ENVD_GEN_FAILED &&
+		    e->state != ENVD_GEN_DROPPED && e->state != ENVD_GEN_NOT_RUN)
+			continue;
+		if (e->data)
+			explicit_bzero(e->data, e->len);
+		free(e->data);
+		e->data = NULL;
+		e->len = 0;
+		e->state = ENVD_GEN_RUN;
+		e->reason = ENVD_R_NONE;
+	}
+	return -EBADMSG;
+}
+
+/* Every generator still marked to run: not run, for reason. */
+static void not_run(struct envd_gens *g, enum envd_reason reason)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->v[i].state == ENVD_GEN_RUN) {
+			g->v[i].state = ENVD_GEN_NOT_RUN;
+			g->v[i].reason = reason;
+		}
+}
+
+static void report_run(struct loader *ld)
+{
+	const struct envd_gens *g = &ld->gens;
+	size_t late = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct envd_gen *e = &g->v[i];
+
+		if (e->state == ENVD_GEN_FAILED)
+			envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_GEN_FAILED, e->path, 0, NULL,
+			           "generator %s", envd_reason_text(e->reason));
+		else if (e->state == ENVD_GEN_DROPPED)
+			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_KILLED, e->path, 0, NULL,
+			           "generator %s", envd_reason_text(e->reason));
+		else if (e->state == ENVD_GEN_NOT_RUN && e->reason == ENVD_R_GEN_NOT_RUN)
+			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_KILLED, e->path, 0, NULL,
+			           "generator %s", envd_reason_text(e->reason));
+		else if (e->state == ENVD_GEN_NOT_RUN)
+			late++;
+	}
+	if (late)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, NULL, 0, NULL,
+		           "the user side took longer than %zu ms: %zu generators not run",
+		           ld->cfg->limits.user_ms, late);
+}
+
+int envd_gens_run(struct loader *ld)
+{
+	const struct envd_limits *lim = &ld->cfg->limits;
+	size_t spent = envd_ms_since(&ld->user_start);
+	struct gen_work w = {.ld = ld};
+	struct envd_child c = {.ids = ld->cfg->user_ids,
+	                       .memory_bytes = 1024u << 20,
+	                       .programs = true,
+	                       .work = gen_work,
+	                       .data = &w};
+	struct envd_buf in;
+	int r;
+
+	if (ld->gens.to_run == 0)
+		return 0;
+	if (spent >= lim->user_ms) {
+		not_run(&ld->gens, ENVD_R_GEN_LATE);
+		report_run(ld);
+		return 0;
+	}
+	w.ms = (unsigned)(lim->user_ms - spent);
+	c.budget_ms = w.ms;
+	envd_buf_init(&in, ENVD_MAX_GENERATORS * (ENVD_MAX_GENERATOR_BYTES + 64) + 64);
+	r = envd_child_run(&c, &in);
+	if (r == 0)
+		r = envd_gens_records(ld, in.data, in.len);
+	if (in.data)
+		explicit_bzero(in.data, in.len);
+	envd_buf_free(&in);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		not_run(&ld->gens, r == -ETIMEDOUT ? ENVD_R_GEN_LATE : ENVD_R_GEN_NOT_RUN);
+	report_run(ld);
+	return 0;
+}
