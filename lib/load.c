@@ -404,10 +404,22 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 		           f->reason);
 		return 0;
 	case ENVD_SCAN_PENDING:
-	case ENVD_SCAN_SKIPPED:
-		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s, skipped",
-		           f->reason);
+	case ENVD_SCAN_SKIPPED: {
+		struct envd_skip k = {.reason = e->status == ENVD_SCAN_PENDING ? ENVD_R_NOT_READ
+		                                                               : e->reason,
+		                      .path = f->path,
+		                      .owner = e->owner,
+		                      .others_write = e->others_write,
+		                      .where = e->where};
+		char text[1024];
+
+		if (!ld->sink.fn)
+			return 0;
+		envd_skip_owner(ld->cfg, f->user_side, &k);
+		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s",
+		           envd_skip_text(text, sizeof(text), &k));
 		return 0;
+	}
 	case ENVD_SCAN_READ:
 		break;
 	}

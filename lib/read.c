@@ -67,6 +67,15 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	r = envd_read_file(dirfd, e->name, &hint, chk, max, &e->data, &e->len, &e->reason);
 	if (r == -ENOMEM)
 		return r;
+	if (r == -EPERM && chk->detail) {
+		e->owner = chk->detail->owner;
+		e->others_write = chk->detail->others_write;
+		if (e->reason == ENVD_R_UNSAFE_PATH && chk->detail->where[0]) {
+			e->where = envd_memdup0(chk->detail->where, strlen(chk->detail->where));
+			if (!e->where)
+				return -ENOMEM;
+		}
+	}
 	if (r == 0 && e->data) {
 		e->status = ENVD_SCAN_READ;
 		e->group_write = chk->walk != NULL && chk->walk->group_used;
@@ -81,17 +90,35 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	return 0;
 }
 
+/* The owner a check on side user wants: its name where there is one. */
+void envd_skip_owner(const struct envd_config *cfg, bool user, struct envd_skip *k)
+{
+	k->user = user;
+	k->want = user ? cfg->user_uid : cfg->system_uid;
+	k->who = user ? cfg->user_name : k->want == 0 ? "root" : NULL;
+}
+
 static void report_dir(struct loader *ld, size_t dir, const char *path, bool user, int r,
-                       enum envd_reason reason)
+                       enum envd_reason reason, const struct envd_detail *d)
 {
 	envd_dir_skipped(ld, dir, r == -ENOENT, envd_reason_text(reason));
 	enum envd_code code = r == -ENOENT  ? ENVD_C_DIR_MISSING
 	                      : r == -EPERM ? ENVD_C_DIR_UNSAFE
 	                                    : ENVD_C_DIR_ERROR;
+	enum envd_severity sev = code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR;
+	struct envd_skip k = {.reason = reason, .path = path, .dir = true};
+	char text[1024];
 
-	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
-	           NULL, "%s directory: %s, skipped", user ? "user" : "system",
-	           envd_reason_text(reason));
+	if (!ld->sink.fn || sev > ld->sink.level)
+		return;
+	if (r == -EPERM) {
+		k.owner = d->owner;
+		k.others_write = d->others_write;
+		k.where = d->where;
+	}
+	envd_skip_owner(ld->cfg, user, &k);
+	envd_diagf(&ld->sink, sev, code, path, 0, NULL, "%s directory: %s",
+	           user ? "user" : "system", envd_skip_text(text, sizeof(text), &k));
 }
 
 static void report_listing(struct loader *ld, const char *path, bool error, size_t dropped,
@@ -127,7 +154,7 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 	if (*fd == -ENOMEM)
 		return -ENOMEM;
 	if (*fd < 0) {
-		report_dir(ld, dir, path, false, *fd, reason);
+		report_dir(ld, dir, path, false, *fd, reason, chk->detail);
 		*fd = -1;
 		return 0;
 	}
@@ -144,10 +171,12 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 
 int envd_read_system(struct loader *ld, size_t first_dir)
 {
+	struct envd_detail detail = {.owner = 0};
 	struct envd_check chk = {.owner_a = ld->cfg->system_uid,
 	                         .owner_b = ld->cfg->system_uid,
 	                         .group_ok = (gid_t)-1,
-	                         .safe_dirs = true};
+	                         .safe_dirs = true,
+	                         .detail = &detail};
 	int fds[ENVD_MAX_ALL_DIRS], r = 0;
 	dev_t devs[ENVD_MAX_ALL_DIRS];
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
@@ -179,7 +208,8 @@ struct side {
 	size_t first;
 	int dir_r; /* 0: opened and listed; else the negative errno */
 	enum envd_reason dir_reason;
-	bool dir_group; /* the directory or a parent relies on group write */
+	struct envd_detail dir_detail; /* what a refusal of the directory found */
+	bool dir_group;                /* the directory or a parent relies on group write */
 	bool list_error;
 	bool truncated;
 	size_t dropped;
@@ -262,7 +292,9 @@ static int read_user_side(struct loader *ld, struct side *s, size_t ms)
 	struct envd_check chk = {.owner_a = cfg->user_uid,
 	                         .owner_b = 0,
 	                         .group_ok = cfg->user_name ? cfg->user_gid : (gid_t)-1,
-	                         .walk = &walk};
+	                         .walk = &walk,
+	                         .detail = &s->dir_detail};
+	struct envd_detail file_detail = {.owner = 0};
 	struct envd_scan_report rep;
 	dev_t dev = 0;
 	int fd, r;
@@ -276,6 +308,7 @@ static int read_user_side(struct loader *ld, struct side *s, size_t ms)
 		return 0;
 	}
 	s->dir_group = walk.group_used;
+	chk.detail = &file_detail;
 	r = envd_scan_dir(&ld->scan, fd, 0, cfg->limits.files_per_dir, &rep);
 	if (r != -ENOMEM) {
 		s->list_error = r < 0;
@@ -298,6 +331,7 @@ static void drop_entries(struct loader *ld, const struct side *s)
 	for (size_t i = s->first; i < ld->scan.n; i++) {
 		free(ld->scan.v[i].name);
 		free(ld->scan.v[i].data);
+		free(ld->scan.v[i].where);
 	}
 	ld->scan.n = s->first;
 }
@@ -348,7 +382,7 @@ static void report_user_side(struct loader *ld, const struct side *s)
 	const char *name = s->not_conf.data;
 
 	if (s->dir_r < 0)
-		report_dir(ld, 0, path, true, s->dir_r, s->dir_reason);
+		report_dir(ld, 0, path, true, s->dir_r, s->dir_reason, &s->dir_detail);
 	else
 		report_listing(ld, path, s->list_error, s->dropped, s->truncated);
 	for (size_t i = 0; i < s->n_not_conf; i++, name += strlen(name) + 1)
@@ -376,16 +410,20 @@ enum rec_type {
 	REC_PATH = 'P',     /* envd_read_path: struct rec_path, the contents */
 };
 
+/* where_len bytes of the directory a refusal found follow (PARENT_*) */
 struct rec_dir {
 	int32_t r;
 	uint32_t reason;
 	uint32_t dropped;
-	uint8_t group, list_error, truncated, pad;
+	uint32_t owner;
+	uint16_t where_len;
+	uint8_t group, list_error, truncated, pad[3];
 };
 
 struct rec_file {
 	uint32_t code;
 	uint32_t reason;
+	uint32_t owner;
 	uint16_t name_len;
 	uint8_t status, empty, group, pad[3];
 };
@@ -450,7 +488,12 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 	d.group = s->dir_group;
 	d.list_error = s->list_error;
 	d.truncated = s->truncated;
-	r = put_rec(b, REC_DIR, &d, sizeof(d), NULL, 0, NULL, 0);
+	if (s->dir_r == -EPERM) {
+		d.owner = (uint32_t)s->dir_detail.owner;
+		if (s->dir_reason == ENVD_R_PARENT_OWNER || s->dir_reason == ENVD_R_PARENT_WRITABLE)
+			d.where_len = (uint16_t)strlen(s->dir_detail.where);
+	}
+	r = put_rec(b, REC_DIR, &d, sizeof(d), s->dir_detail.where, d.where_len, NULL, 0);
 	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
 		const struct envd_scan_entry *e = &ld->scan.v[i];
 		struct rec_file f;
@@ -459,6 +502,7 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 		memset(&f, 0, sizeof(f));
 		f.code = e->code;
 		f.reason = e->reason;
+		f.owner = (uint32_t)e->owner;
 		f.name_len = nl > UINT16_MAX ? UINT16_MAX : (uint16_t)nl;
 		f.status = (uint8_t)e->status;
 		f.empty = e->empty;
@@ -505,10 +549,17 @@ static bool plain_name(const char *s, size_t n)
 	return n > 0 && n < 256 && !memchr(s, '/', n) && !memchr(s, '\0', n);
 }
 
-static bool valid_dir_rec(const struct rec_dir *d)
+/* where: the where_len bytes after d, a directory's absolute path, only
+ * for the refusals that name one. */
+static bool valid_dir_rec(const struct rec_dir *d, const char *where, size_t len)
 {
+	bool names_dir = d->r == -EPERM &&
+	                 (d->reason == ENVD_R_PARENT_OWNER || d->reason == ENVD_R_PARENT_WRITABLE);
+
 	return d->r <= 0 && d->r > -4096 && d->reason < ENVD_R_COUNT && d->group <= 1 &&
-	       d->list_error <= 1 && d->truncated <= 1;
+	       d->list_error <= 1 && d->truncated <= 1 && len == d->where_len &&
+	       len < ENVD_WHERE_MAX && (len == 0 || (names_dir && where[0] == '/')) &&
+	       !memchr(where, '\0', len);
 }
 
 /* One file record into a new entry of ld->scan.  0, -EBADMSG, -ENOMEM. */
@@ -557,6 +608,7 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	e->reason = (enum envd_reason)f.reason;
 	e->empty = f.status == ENVD_SCAN_MASKS && f.empty;
 	e->group_write = f.group;
+	e->owner = (uid_t)f.owner;
 	if (data_len > 0) {
 		e->data = envd_memdup0(body + f.name_len, data_len);
 		if (e->data == NULL)
@@ -586,14 +638,17 @@ static int decode_side(struct loader *ld, const char *in, size_t n, struct side 
 		case REC_DIR: {
 			struct rec_dir d;
 
-			if (have_dir || len != sizeof(d))
+			if (have_dir || len < sizeof(d))
 				return -EBADMSG;
 			memcpy(&d, body, sizeof(d));
-			if (!valid_dir_rec(&d))
+			if (!valid_dir_rec(&d, body + sizeof(d), len - sizeof(d)))
 				return -EBADMSG;
 			have_dir = true;
 			s->dir_r = d.r;
 			s->dir_reason = (enum envd_reason)d.reason;
+			s->dir_detail.owner = (uid_t)d.owner;
+			memcpy(s->dir_detail.where, body + sizeof(d), d.where_len);
+			s->dir_detail.where[d.where_len] = '\0';
 			s->dir_group = d.group;
 			s->list_error = d.list_error;
 			s->truncated = d.truncated;

@@ -443,8 +443,8 @@ used    $UL/9-b.conf
 used    $UL/B.conf
 used    $UL/a.conf
 "
-errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped
-$RU/80-fifo.conf: error: not a regular file, skipped
+errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped; fix: chmod go-w $E_/25-gw.conf
+$RU/80-fifo.conf: error: not a regular file, skipped; fix: make it a regular file
 "
 xe() { e --pam-dir="$PAM0" --root="$R" --user-dir="$U" "$@"; }
 xdirs=$(dir_lines '' "$U" 2 "$R" 4 2 1 8)
@@ -786,7 +786,7 @@ skipped $B/u/20-nul.conf (contains a NUL byte)
 chmod 757 "$B/u"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: world-writable user directory" 1
-expect_out "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped
+expect_out "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped; fix: chmod go-w $B/u
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_rc "show: world-writable user directory" 0
@@ -799,7 +799,7 @@ cp "$B/u/10-utf8.conf" "$B/gw/u/"
 chmod 757 "$B/gw"
 e --root="$B/r" --user-dir="$B/gw/u" check
 expect_rc "check: a world-writable parent of the user directory" 1
-expect_out "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped
+expect_out "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped; fix: chmod go-w $B/gw
 "
 chmod 755 "$B/gw"
 rm -rf "$B/gw"
@@ -846,7 +846,7 @@ if [ "$my_uid" != 0 ]; then
 	chmod 000 "$Q/u/20-unreadable.conf"
 	e --root="$Q/r" --user-dir="$Q/u" check
 	expect_rc "check: unreadable file" 1
-	expect_out "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied, skipped
+	expect_out "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied (read as $me), skipped; fix: chmod u+r $Q/u/20-unreadable.conf
 "
 	e --root="$Q/r" --user-dir="$Q/u" files
 	expect_out "files: unreadable file skipped" "$(dir_lines '' "$Q/u" 2 "$Q/r" 0 0 0 0)
@@ -1069,8 +1069,8 @@ skipped $D/30-unreadable.conf (permission denied)
 used    $D/40-public.conf
 used    $S/r/etc/environment.d/50-sys.conf
 "
-		tu_err="$D/20-link.conf: error: permission denied, skipped
-$D/30-unreadable.conf: error: permission denied, skipped
+		tu_err="$D/20-link.conf: error: permission denied (read as $tmp_user), skipped; fix: chmod u+r $D/20-link.conf
+$D/30-unreadable.conf: error: permission denied (read as $tmp_user), skipped; fix: chmod u+r $D/30-unreadable.conf
 "
 		e --root="$S/r" show "$tmp_user"
 		expect_rc "root, show USER" 0
