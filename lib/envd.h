@@ -411,6 +411,17 @@ int envd_policy_only(struct envd_policy *p, const char *patterns);
  * also refuse some values of some names (TZ naming a file, LANGUAGE, LANG
  * and LC_* naming a path, a D-Bus address that runs a command). */
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value);
+/* Which rule refused a name, for what to do about it. */
+enum envd_refusal {
+	ENVD_REFUSE_NONE,
+	ENVD_REFUSE_DENY,    /* the administrator's user_deny */
+	ENVD_REFUSE_ONLY,    /* not in the administrator's user_only */
+	ENVD_REFUSE_DEFAULT, /* the default list; user_allow lifts it */
+	ENVD_REFUSE_VALUE,   /* a default value rule; user_allow lifts it */
+};
+/* envd_policy_check, and *kind says which rule refused (NONE: allowed). */
+const char *envd_policy_verdict(const struct envd_policy *p, const char *name, const char *value,
+                                enum envd_refusal *kind);
 /* When the verdict on name depends on its value (a default value rule
  * applies and user_allow does not lift it): that rule's reason, else NULL. */
 const char *envd_policy_value_rule(const struct envd_policy *p, const char *name);

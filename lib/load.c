@@ -144,6 +144,28 @@ static int bad_name(struct loader *ld, const char *key, size_t len)
 	return 0;
 }
 
+/* Reports name refused by the policy (reason, kind) with what to do. */
+static int refused(struct loader *ld, const char *name, const char *reason, enum envd_refusal kind)
+{
+	static const char shell[] = "set it in your shell's startup file (~/.profile) instead";
+
+	if (kind == ENVD_REFUSE_DEFAULT || kind == ENVD_REFUSE_VALUE)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, ld->line, name,
+		           "%s refused: %s; fix: %s%s, or an administrator adds user_allow=%s to "
+		           "the pam_envd line",
+		           name, reason,
+		           kind == ENVD_REFUSE_VALUE ? "give it another value, or " : "", shell,
+		           name);
+	else if (kind == ENVD_REFUSE_ONLY)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, ld->line, name,
+		           "%s refused: %s; fix: %s, or an administrator adds %s to user_only=",
+		           name, reason, shell, name);
+	else
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, ld->line, name,
+		           "%s refused: %s; fix: %s", name, reason, shell);
+	return 0;
+}
+
 /* Expands raw into ld->xbuf. */
 static int expand_value(struct loader *ld, const char *name, size_t name_len, const char *raw,
                         size_t raw_len)
@@ -276,6 +298,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	const struct envd_config *cfg = ld->cfg;
 	const char *name = key; /* NUL-terminated by the parser */
 	const char *v = value, *why;
+	enum envd_refusal kind;
 	size_t vlen = value_len;
 	uint64_t h;
 	int r;
@@ -305,11 +328,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           key_len > SHOWN_PREFIX ? "; the name's rest is not shown" : "");
 		return 0;
 	}
-	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
-		           "%s refused: %s", name, why);
-		return 0;
-	}
+	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, NULL, &kind)))
+		return refused(ld, name, why, kind);
 	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
 		           "%s is already set and kept (nooverwrite)", name);
@@ -343,11 +363,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		return 0;
 	}
 	/* what depends on the value (TZ) */
-	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, v))) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
-		           "%s refused: %s", name, why);
-		return 0;
-	}
+	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, v, &kind)))
+		return refused(ld, name, why, kind);
 	if (cfg->flags & ENVD_LINT)
 		envd_lint_value(ld, name, v, vlen, v != value);
 	if (!(cfg->flags & ENVD_LINT) || ld->user_side)

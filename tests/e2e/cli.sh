@@ -640,8 +640,8 @@ $lf:11: warning: EMPTY is set but empty: \${EMPTY:-...} gives empty, the default
 $lf:12: warning: \$NOPE is not set here: it expands to nothing
 $lf:12: warning: empty component in PATH: the current directory is searched (was a variable unset?)
 $lf:13: warning: '#' after the value is part of it; comments must start a line
-$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
-$lf:15: error: BASH_ENV refused: makes shells started later run code
+$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line
+$lf:15: error: BASH_ENV refused: makes shells started later run code; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=BASH_ENV to the pam_envd line
 "
 ce check
 expect_rc "check: findings" 1
@@ -658,7 +658,7 @@ ce show -f json
 expect_rc "show over a file with findings" 0
 expect_err_lacks "show: no lint warnings" ": warning: "
 expect_err_has "show: still reports the refused name" \
-	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
+	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line"
 if have_cmds python3; then
 	expect_true "show -f json over a file with findings: stdout is exactly the JSON" python3 -c '
 import json, sys
@@ -700,8 +700,8 @@ rm "$P/r/etc/environment.d/50-system.conf"
 cp "$FIX/system.conf" "$P/u/50-system.conf"
 e --root="$P/r" --user-dir="$P/u" check
 expect_rc "check: LD_PRELOAD/BASH_ENV in the user dir are refused" 1
-expect_out "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
-$P/u/50-system.conf:3: error: BASH_ENV refused: makes shells started later run code
+expect_out "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line
+$P/u/50-system.conf:3: error: BASH_ENV refused: makes shells started later run code; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=BASH_ENV to the pam_envd line
 "
 e --root="$P/r" --user-dir="$P/u" show
 expect_no_out "show: refused names are not set"
@@ -710,14 +710,14 @@ expect_out "--user-allow lifts a refusal" $'LD_PRELOAD=/usr/lib/libsystemwide.so
 printf 'MY_VAR=1\nOTHER=2\n' >"$P/u/60-deny.conf"
 e --root="$P/r" --user-dir="$P/u" --user-deny='MY_*' show
 expect_out "--user-deny refuses more names" $'OTHER=2\n'
-expect_err_has "--user-deny: reported" "$P/u/60-deny.conf:1: error: MY_VAR refused: denied by the administrator (user_deny)"
+expect_err_has "--user-deny: reported" "$P/u/60-deny.conf:1: error: MY_VAR refused: denied by the administrator (user_deny); fix: set it in your shell's startup file (~/.profile) instead"
 
 # allow-list mode: only the administrator's names, the defaults still hold
 printf 'PATH=/opt/bin:$PATH\nEDITOR=vi\nLD_PRELOAD=/x.so\nLANG=C.UTF-8\n' >"$P/u/70-only.conf"
 e --root="$P/r" --user-dir="$P/u" --user-only='PATH LANG LD_*' --user-deny='MY_*' show
 expect_out "--user-only takes only the listed names" $'PATH=/opt/bin:/usr/local/bin:/usr/bin:/bin\nLANG=C.UTF-8\n'
-expect_err_has "--user-only: others reported" "$P/u/70-only.conf:2: error: EDITOR refused: not among the names the administrator lets user files set (user_only)"
-expect_err_has "--user-only: defaults still hold" "$P/u/70-only.conf:3: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
+expect_err_has "--user-only: others reported" "$P/u/70-only.conf:2: error: EDITOR refused: not among the names the administrator lets user files set (user_only); fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds EDITOR to user_only="
+expect_err_has "--user-only: defaults still hold" "$P/u/70-only.conf:3: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line"
 e --root="$P/r" --user-dir="$P/u" --user-only=', ' show
 expect_rc "--user-only with no pattern is a usage error" 2
 rm "$P/u/70-only.conf" "$P/u/60-deny.conf" "$P/u/50-system.conf"
@@ -726,8 +726,8 @@ rm "$P/u/70-only.conf" "$P/u/60-deny.conf" "$P/u/50-system.conf"
 printf 'TZ=:/home/x/fifo\nPAM_USER=root\nGIT_DIR=/tmp/g\nGIT_EDITOR=vi\n' >"$P/u/80-tz.conf"
 e --root="$P/r" --user-dir="$P/u" show
 expect_out "TZ with a path, PAM_USER, GIT_DIR refused; GIT_EDITOR kept" $'GIT_EDITOR=vi\n'
-expect_err_has "TZ with a path: reported" "$P/u/80-tz.conf:1: error: TZ refused: names a file outside the time zone database"
-expect_err_has "PAM_USER: reported" "$P/u/80-tz.conf:2: error: PAM_USER refused: impersonates the session or its identity"
+expect_err_has "TZ with a path: reported" "$P/u/80-tz.conf:1: error: TZ refused: names a file outside the time zone database; fix: give it another value, or set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=TZ to the pam_envd line"
+expect_err_has "PAM_USER: reported" "$P/u/80-tz.conf:2: error: PAM_USER refused: impersonates the session or its identity; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=PAM_USER to the pam_envd line"
 printf 'TZ=Europe/Berlin\n' >"$P/u/80-tz.conf"
 e --root="$P/r" --user-dir="$P/u" show
 expect_out "a zone name in TZ is fine" $'TZ=Europe/Berlin\n'
