@@ -102,45 +102,98 @@ static const char *lookup(const char *name, size_t len, size_t *vlen, void *data
 	return s->v[i].value;
 }
 
-#define SHOWN_PREFIX 16 /* bytes of an invalid name that a diagnostic shows */
+#define SHOWN_PREFIX 16 /* bytes of an invalid name's start that a diagnostic shows */
+#define SHOWN_WHOLE  32 /* bytes of an invalid name shown whole */
 
-/* What may be shown of an invalid name: only its leading run of name
- * characters, at most SHOWN_PREFIX bytes.  A malformed line can hold a
- * secret ("TOKEN VALSECRET1=x" has the key "TOKEN VALSECRET1"), and the
- * run stops before the first byte that made the name invalid. */
-static void describe_key(char *out, const char *key, size_t len)
+/* Whether an invalid name reads as a name someone meant, like FOO-BAR or
+ * my.var, and is shown whole, as systemd shows it: at most SHOWN_WHOLE
+ * bytes of letters of one case, digits, '_', '-' and '.', no digit
+ * before a letter.  A malformed line can hold a secret ("TOKEN-s3cr3t=x",
+ * "TOKEN VALSECRET1=x"): random text mixes cases, digits and letters. */
+static bool reads_as_name(const char *key, size_t len)
+{
+	bool upper = false, lower = false;
+	size_t i;
+
+	if (len > SHOWN_WHOLE)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = key[i];
+
+		upper |= c >= 'A' && c <= 'Z';
+		lower |= c >= 'a' && c <= 'z';
+		if (!envd_name_char(c) && c != '-' && c != '.')
+			return false;
+		if (i > 0 && key[i - 1] >= '0' && key[i - 1] <= '9' &&
+		    ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+			return false;
+	}
+	return !(upper && lower);
+}
+
+/* What may be shown of an invalid name: all of it when it reads as a name,
+ * else only its leading run of name characters, at most SHOWN_PREFIX
+ * bytes, which stops before the first byte that made the name invalid.
+ * Returns whether that is the whole name. */
+static bool describe_key(char *out, const char *key, size_t len)
 {
 	size_t n = 0;
 
-	while (n < len && n < SHOWN_PREFIX && envd_name_char(key[n]))
-		n++;
+	if (reads_as_name(key, len))
+		n = len;
+	else
+		while (n < len && n < SHOWN_PREFIX && envd_name_char(key[n]))
+			n++;
 	memcpy(out, key, n);
 	out[n] = '\0';
+	return n == len;
 }
+
+#define UTF8_BOM "\xef\xbb\xbf"
 
 static int bad_name(struct loader *ld, const char *key, size_t len)
 {
-	char shown[SHOWN_PREFIX + 1];
+	char shown[SHOWN_WHOLE + 1];
+	bool whole;
 
 	if (len > 7 && memcmp(key, "export", 6) == 0 && (key[6] == ' ' || key[6] == '\t')) {
 		size_t skip = 7;
 
 		while (skip < len && (key[skip] == ' ' || key[skip] == '\t'))
 			skip++;
-		describe_key(shown, key + skip, len - skip);
+		whole = describe_key(shown, key + skip, len - skip);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_EXPORT, ld->file, ld->line, NULL,
 		           "\"export %s%s\": environment.d has no \"export\"; write NAME=VALUE",
-		           shown, strlen(shown) < len - skip ? "..." : "");
+		           shown, whole ? "" : "...");
 		return 0;
 	}
-	describe_key(shown, key, len);
-	if (shown[0])
+	/* systemd takes a byte order mark for the first name's first bytes */
+	if (ld->bom && ld->line == 1 && len >= 3 && memcmp(key, UTF8_BOM, 3) == 0) {
+		whole = describe_key(shown, key + 3, len - 3);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
-		           "invalid variable name of %zu bytes, starting \"%s\"%s; ignored", len,
-		           shown, strlen(shown) < len ? " (the rest not shown)" : "");
+		           "the file starts with a UTF-8 byte order mark (BOM), which systemd does "
+		           "not skip either: the name \"%s%s\" is invalid and ignored; fix: save "
+		           "the file without a BOM",
+		           shown, whole ? "" : "...");
+		return 0;
+	}
+	whole = describe_key(shown, key, len);
+	if (whole)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+		           "invalid variable name \"%s\", ignored; a name has only letters, digits "
+		           "and '_', and no digit first",
+		           shown);
+	else if (shown[0])
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+		           "invalid variable name of %zu bytes, starting \"%s\" (the rest not "
+		           "shown), ignored; a name has only letters, digits and '_', and no digit "
+		           "first",
+		           len, shown);
 	else
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
-		           "invalid variable name of %zu bytes; ignored", len);
+		           "invalid variable name of %zu bytes, ignored; a name has only letters, "
+		           "digits and '_', and no digit first",
+		           len);
 	return 0;
 }
 
@@ -318,14 +371,14 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	if (!has_value) {
 		/* "WORD=" may be a pasted secret with one '=' of padding: only
 		 * what describe_key shows of a bad name is shown of it */
-		char shown[SHOWN_PREFIX + 1];
+		char shown[SHOWN_WHOLE + 1];
+		bool whole = describe_key(shown, key, key_len);
 
-		describe_key(shown, key, key_len);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, shown,
 		           "%s%s= has no value and sets nothing (environment.d cannot set an "
 		           "empty value, nor unset one)%s",
-		           shown, key_len > SHOWN_PREFIX ? "..." : "",
-		           key_len > SHOWN_PREFIX ? "; the name's rest is not shown" : "");
+		           shown, whole ? "" : "...",
+		           whole ? "" : "; the name's rest is not shown");
 		return 0;
 	}
 	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, NULL, &kind)))
@@ -451,6 +504,7 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 		return 0;
 	ld->file = f->path;
 	ld->user_side = f->user_side;
+	ld->bom = e->len >= 3 && memcmp(e->data, UTF8_BOM, 3) == 0;
 	/* on_assign's 1 only stops the file */
 	r = envd_parse_noting(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf,
 	                      (ld->cfg->flags & ENVD_LINT) ? envd_lint_note : NULL);

@@ -40,6 +40,7 @@ struct loader {
 	const char *file;
 	unsigned line;
 	bool user_side;
+	bool bom;             /* it starts with a UTF-8 byte order mark */
 	char user_ref[128];   /* lint: a variable a user file set, referenced by the value */
 	const char *cur_name; /* the name being assigned */
 	size_t cur_len;
