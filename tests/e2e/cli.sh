@@ -151,7 +151,7 @@ usage_case "--user-dir bad template" --user-dir=/x/%x show
 usage_case "--default-path empty" --default-path= show
 usage_case "audit with --max-env" --max-env=1K audit
 e --root="$R0" --no-user --max-env=lots show
-expect_err_has "malformed value: message" "envd: --max-env: not a positive size"
+expect_err_has "malformed value: message" "envd: --max-env: not a positive size; fix: give bytes, with an optional K or M suffix, at most 1M"
 
 # ---- the module's options envd shares: --system-dirs, --max-env, --user-dir=%u --
 SD=$T/sysdirs
