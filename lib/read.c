@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -826,8 +827,17 @@ static int read_path_here(const struct path_work *w, char **data, size_t *len,
                           enum envd_reason *why)
 {
 	struct envd_check chk = {.owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1};
+	struct stat st;
+	int r = envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
 
-	return envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
+	/* a name in a listing that leads nowhere is a dangling link; a path
+	 * given is, most often, only missing: said as such */
+	if (r == ENVD_READ_MASKS && *why == ENVD_R_DANGLING &&
+	    fstatat(AT_FDCWD, w->path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		*why = ENVD_R_MISSING;
+		r = -ENOENT;
+	}
+	return r;
 }
 
 static int path_work(int fd, void *data)

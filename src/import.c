@@ -726,6 +726,8 @@ static void say_read_error(const char *file, int r, const char *reason)
 	fputs(": ", stderr);
 	if (r == -EFBIG)
 		fputs("larger than 1 MiB", stderr);
+	else if (r == -ENOENT)
+		fputs("does not exist: nothing to import", stderr);
 	else if (r == -EINVAL)
 		fprintf(stderr, "not a regular file (%s)", reason ? reason : "?");
 	else
