@@ -481,12 +481,13 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
  * as NULL: in this process, with its own credentials; else in a child
  * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS), whose
  * answer is checked as input.  Returns 0 with *data malloc'd (NULL for an
- * empty file), or a negative errno with *reason: -EPERM refused by a
- * check, -ENOENT no such file, -EINVAL not a file (/dev/null, a
- * directory, a dangling link),
- * -EFBIG over max, -ETIMEDOUT, -ENOMEM, another errno. */
+ * empty file), or a negative errno with the reason in reason (size
+ * bytes, "" for none): -EPERM refused by a check (the reason then ends
+ * with the command that fixes it), -ENOENT no such file, -EINVAL not a
+ * file (/dev/null, a directory, a dangling link), -EFBIG over max,
+ * -ETIMEDOUT, -ENOMEM, another errno. */
 int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, const char **reason);
+                   char **data, size_t *len, char *reason, size_t reason_size);
 
 /* ---- a growable byte buffer with a hard cap (buf.c) ---- */
 

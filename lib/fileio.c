@@ -544,14 +544,17 @@ static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 	enum envd_reason r = k->reason;
 	const char *path = k->path, *who = k->who;
 	const char *where = k->where && k->where[0] ? k->where : NULL;
+	const char *done = k->done ? k->done : "skipped";
 	uid_t want = k->want;
 	bool dir = k->dir, user = k->user;
 
 	switch (r) {
 	case ENVD_R_OWNER:
 		put(b, size, o, " (uid %lu, not ", (unsigned long)k->owner);
+		if (!who)
+			put(b, size, o, "uid ");
 		put_who(b, size, o, who, want);
-		put(b, size, o, "), skipped; fix: chown ");
+		put(b, size, o, "), %s; fix: chown ", done);
 		put_who(b, size, o, who, want);
 		put(b, size, o, " ");
 		put_word(b, size, o, path);
@@ -561,7 +564,7 @@ static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 			put(b, size, o, " (%s: uid %lu)", where, (unsigned long)k->owner);
 		else
 			put(b, size, o, " (uid %lu)", (unsigned long)k->owner);
-		put(b, size, o, ", skipped; fix: chown ");
+		put(b, size, o, ", %s; fix: chown ", done);
 		put_who(b, size, o, who, want);
 		put(b, size, o, " ");
 		if (where)
@@ -570,7 +573,7 @@ static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 			put(b, size, o, "that directory above %s", path);
 		return;
 	case ENVD_R_PARENT_WRITABLE:
-		put(b, size, o, ", skipped; fix: ");
+		put(b, size, o, ", %s; fix: ", done);
 		if (where)
 			put_cmd(b, size, o, "chmod go-w", where);
 		else
@@ -579,11 +582,12 @@ static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 	case ENVD_R_UNSAFE_PATH:
 		if (!where) {
 			put(b, size, o,
-			    ", skipped; fix: chown root and chmod go-w every directory "
-			    "on the way");
+			    ", %s; fix: chown root and chmod go-w every directory "
+			    "on the way",
+			    done);
 			return;
 		}
-		put(b, size, o, " (%s), skipped; fix: ", where);
+		put(b, size, o, " (%s), %s; fix: ", where, done);
 		if (k->owner != want && k->owner != 0) {
 			put(b, size, o, "chown ");
 			put_who(b, size, o, who, want);
@@ -599,11 +603,11 @@ static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 		/* the user side is read as its owner; the system side, for
 		 * systemd, by every user's manager */
 		if (user) {
-			put(b, size, o, " (read as ");
+			put(b, size, o, " (read as %s", who ? "" : "uid ");
 			put_who(b, size, o, who, want);
 			put(b, size, o, ")");
 		}
-		put(b, size, o, ", skipped; fix: ");
+		put(b, size, o, ", %s; fix: ", done);
 		put_cmd(b, size, o,
 		        user ? (dir ? "chmod u+rx" : "chmod u+r")
 		             : (dir ? "chmod a+rx" : "chmod a+r"),
@@ -612,7 +616,7 @@ static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 	default:
 		break;
 	}
-	put(b, size, o, ", skipped");
+	put(b, size, o, ", %s", done);
 	switch (r) {
 	case ENVD_R_WRITABLE:
 		put(b, size, o, "; fix: ");

@@ -229,6 +229,7 @@ struct envd_skip {
 	bool others_write;
 	const char *where; /* or NULL */
 	const char *who;   /* the owner the check wanted, by name; NULL: want */
+	const char *done;  /* what became of it; NULL: "skipped" */
 	uid_t want;
 };
 /* The whole text of a skip, for a diagnostic: the reason's text, what the

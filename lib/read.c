@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -437,6 +438,7 @@ struct rec_end {
 struct rec_path {
 	int32_t r;
 	uint32_t reason;
+	uint32_t owner;
 };
 
 static int put_rec(struct envd_buf *b, enum rec_type type, const void *fixed, size_t fn,
@@ -823,13 +825,17 @@ struct path_work {
 	size_t max;
 };
 
+/* *owner: the file's owner when a check refused it for that. */
 static int read_path_here(const struct path_work *w, char **data, size_t *len,
-                          enum envd_reason *why)
+                          enum envd_reason *why, uid_t *owner)
 {
-	struct envd_check chk = {.owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1};
+	struct envd_detail detail = {.owner = 0};
+	struct envd_check chk = {
+	    .owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1, .detail = &detail};
 	struct stat st;
 	int r = envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
 
+	*owner = detail.owner;
 	/* a name in a listing that leads nowhere is a dangling link; a path
 	 * given is, most often, only missing: said as such */
 	if (r == ENVD_READ_MASKS && *why == ENVD_R_DANGLING &&
@@ -850,9 +856,12 @@ static int path_work(int fd, void *data)
 	size_t len = 0;
 	int r;
 
+	uid_t owner = 0;
+
 	memset(&p, 0, sizeof(p));
-	p.r = read_path_here(w, &text, &len, &why);
+	p.r = read_path_here(w, &text, &len, &why, &owner);
 	p.reason = why;
+	p.owner = (uint32_t)owner;
 	envd_buf_init(&out, 0);
 	r = put_rec(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
 	if (r == 0)
@@ -862,7 +871,7 @@ static int path_work(int fd, void *data)
 
 /* The child's one record.  Returns what it says, or -EBADMSG. */
 static int decode_path(const char *in, size_t n, size_t max, char **data, size_t *len,
-                       enum envd_reason *why)
+                       enum envd_reason *why, uid_t *owner)
 {
 	struct rec_path p;
 	const char *body;
@@ -878,6 +887,7 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 	    (p.r != 0 && blen != 0) || blen > max)
 		return -EBADMSG;
 	*why = (enum envd_reason)p.reason;
+	*owner = (uid_t)p.owner;
 	if (p.r == 0 && blen > 0) {
 		*data = envd_memdup0(body + sizeof(p), blen);
 		if (*data == NULL)
@@ -888,18 +898,19 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 }
 
 int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, const char **reason)
+                   char **data, size_t *len, char *reason, size_t reason_size)
 {
 	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
 	struct path_work w = {
 	    .path = path, .owner = owner, .max = max > SIZE_MAX / 8 ? SIZE_MAX / 8 : max};
 	enum envd_reason why = ENVD_R_NONE;
+	uid_t found = 0;
 	int r;
 
 	*data = NULL;
 	*len = 0;
 	if (as == NULL) {
-		r = read_path_here(&w, data, len, &why);
+		r = read_path_here(&w, data, len, &why, &found);
 	} else {
 		struct envd_child c = {.ids = as,
 		                       .budget_ms = ENVD_MAX_USER_MS,
@@ -911,7 +922,7 @@ int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, siz
 		envd_buf_init(&in, sat_add(w.max, 64));
 		r = envd_child_run(&c, &in);
 		if (r == 0)
-			r = decode_path(in.data, in.len, w.max, data, len, &why);
+			r = decode_path(in.data, in.len, w.max, data, len, &why, &found);
 		else if (r == -ETIMEDOUT)
 			why = ENVD_R_LATE;
 		else if (r != -ENOMEM)
@@ -922,6 +933,15 @@ int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, siz
 		if (r == -EBADMSG || r == -EMSGSIZE)
 			why = ENVD_R_OPEN;
 	}
-	*reason = why == ENVD_R_NONE ? NULL : envd_reason_text(why);
+	if (reason_size > 0)
+		reason[0] = '\0';
+	if (r == -EPERM) {
+		/* a refusal says what fixes it, as a skip in a load does */
+		struct envd_skip k = {
+		    .reason = why, .path = path, .owner = found, .want = owner, .done = "not read"};
+
+		envd_skip_text(reason, reason_size, &k);
+	} else if (why != ENVD_R_NONE && reason_size > 0)
+		snprintf(reason, reason_size, "%s", envd_reason_text(why));
 	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

@@ -9,7 +9,7 @@
 #    default list (the everyday developer variables), of a value rule, of
 #    user_deny and user_only, an invalid name (FOO-BAR), a file opening
 #    with a byte order mark, malformed options, import-pam-environment on
-#    a missing file.
+#    a missing file and on a file writable by others.
 # 2. As root, through the reader child (envd USER): a file and a parent
 #    owned by another user, a group that is not the user's private one,
 #    an unreadable file.
@@ -163,6 +163,13 @@ Try 'envd --help'.
 e import-pam-environment --as="$me" "$T/none"
 expect_rc "import of a missing file" 3
 expect_err "import of a missing file" "envd: $T/none: does not exist: nothing to import
+"
+
+printf 'A DEFAULT=1\n' >"$T/pe"
+chmod 666 "$T/pe"
+e import-pam-environment --as="$me" "$T/pe"
+expect_rc "import of a file writable by others" 3
+expect_err "import of a file writable by others" "envd: $T/pe: writable by group or others, not read; fix: chmod go-w $T/pe
 "
 
 [ "$(id -u)" = 0 ] || skip_rest "reading as another user and the module need root"
