@@ -502,7 +502,9 @@ __attribute__((format(printf, 4, 5))) static void put(char *b, size_t size, size
 }
 
 /* s as one shell word: as it is when every byte is one a shell takes
- * literally, else in single quotes with each ' written '\''. */
+ * literally; else in single quotes; with a ' in it, in double quotes when
+ * nothing in it means something there; else '...'\''...'.  A backslash is
+ * the last resort: envd and the log escape it for display. */
 static void put_word(char *b, size_t size, size_t *o, const char *s)
 {
 	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -510,6 +512,10 @@ static void put_word(char *b, size_t size, size_t *o, const char *s)
 
 	if (*s && strspn(s, plain) == strlen(s)) {
 		put(b, size, o, "%s", s);
+		return;
+	}
+	if (strchr(s, '\'') && !strpbrk(s, "\"$`\\!")) {
+		put(b, size, o, "\"%s\"", s);
 		return;
 	}
 	put(b, size, o, "'");

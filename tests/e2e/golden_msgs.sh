@@ -12,7 +12,8 @@
 #    a missing file and on a file writable by others.
 # 2. As root, through the reader child (envd USER): a file and a parent
 #    owned by another user, a group that is not the user's private one,
-#    an unreadable file.
+#    an unreadable file; a system file owned by another user or reached
+#    through a directory others can write.
 # 3. As root, pam_envd.so in a real PAM stack (pamtester): the lines the
 #    module logs for a permission skip and a refusal.
 # Without root, parts 2 and 3 are skipped (exit 77 when 1 passed).
@@ -78,6 +79,14 @@ expect_err "a path with a blank is one shell word in the fix" \
 	"$T/my dir: error: user directory: writable by group or others, skipped; fix: chmod go-w '$T/my dir'
 "
 chmod 755 "$T/my dir"
+mkdir -p "$T/it's"
+cp "$U/10-a.conf" "$T/it's/"
+chmod 757 "$T/it's"
+e --root="$T/r" --user-dir="$T/it's" show
+expect_err "a path with a quote is one shell word in the fix" \
+	"$T/it's: error: user directory: writable by group or others, skipped; fix: chmod go-w \"$T/it's\"
+"
+chmod 755 "$T/it's"
 mkfifo "$U/20-fifo.conf"
 g show
 expect_err "a FIFO" "$U/20-fifo.conf: error: not a regular file, skipped; fix: make it a regular file
@@ -231,6 +240,24 @@ expect_err "root: a group that is not the user's private group" \
 chmod 644 "$udir/20-b.conf"
 gr show "$u"
 expect_no_err "root: no skip left"
+
+# the system side: root's, and reached only through root's directories
+printf 'S=1\n' >"$SYS/etc/environment.d/60-s.conf"
+chown nobody "$SYS/etc/environment.d/60-s.conf"
+gr show "$u"
+expect_err "root: a system file owned by another user" \
+	"$SYS/etc/environment.d/60-s.conf: error: owned by another user (uid $nob, not root), skipped; fix: chown root $SYS/etc/environment.d/60-s.conf
+"
+rm "$SYS/etc/environment.d/60-s.conf"
+mkdir -p "$E2E_TMP/open/d"
+printf 'S=1\n' >"$E2E_TMP/open/d/s.conf"
+chmod 777 "$E2E_TMP/open"
+ln -s "$E2E_TMP/open/d/s.conf" "$SYS/etc/environment.d/60-s.conf"
+gr show "$u"
+expect_err "root: a system file reached through a directory others can write, named" \
+	"$SYS/etc/environment.d/60-s.conf: error: reached through a directory that someone other than root can change ($E2E_TMP/open), skipped; fix: chmod go-w $E2E_TMP/open
+"
+rm "$SYS/etc/environment.d/60-s.conf"
 
 # ---- 3. the module's log, in a real PAM stack ------------------------------
 if [ -z "$E2E_SHIM" ]; then
