@@ -9,8 +9,10 @@
  * back as records.  Those records are input like any file: every field is
  * checked here (names, states, codes, reasons, sizes, counts) and a stream
  * that breaks a rule is dropped whole.  Nothing the child says becomes
- * text in a message except a file name, which is the user's anyway; the
- * reasons are numbers into fileio.c's table.  The system directories are
+ * text in a message except a file name and the path of a directory above
+ * the user directory that a refusal names (absolute, no NUL, escaped where
+ * shown), which the user can see anyway, and an owner's uid; the reasons
+ * are numbers into fileio.c's table.  The system directories are
  * read here, by the caller, with systemd's safe-chase rule added: every
  * directory a system path passes through, links followed, belongs to root
  * and no one else may write it (fileio.c). */
