@@ -244,17 +244,22 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 		ld->budget_said = true;
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
 		           "expansion limit of %zu bytes per load reached: %s and later "
-		           "expansions skipped",
+		           "expansions skipped; fix: expand fewer or shorter values",
 		           lim->expansion_bytes, name);
 	} else if (r == -E2BIG && st.budget)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+		           "%s would be longer than %zu bytes, skipped; fix: shorten its value",
+		           name, lim->entry_bytes);
 	else if (r == -E2BIG)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "expansion limit reached: %s skipped", name);
+		envd_diagf(
+		    &ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		    "expansion limit reached: %s skipped; fix: expand fewer or shorter values",
+		    name);
 	else if (r == -ELOOP)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "expansions nested deeper than %zu: %s skipped", lim->depth, name);
+		           "expansions nested deeper than %zu: %s skipped; fix: nest ${...:-...} "
+		           "less deeply",
+		           lim->depth, name);
 	return r;
 }
 
@@ -281,13 +286,15 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 
 	if (name_len + 1 + vlen > lim->entry_bytes) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+		           "%s would be longer than %zu bytes, skipped; fix: shorten its value",
+		           name, lim->entry_bytes);
 		return 0;
 	}
 	if (!result_fits(s, lim->result_bytes, name, name_len, h, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "environment would exceed %zu bytes: %s skipped", lim->result_bytes,
-		           name);
+		           "environment would exceed %zu bytes: %s skipped; fix: set fewer or "
+		           "shorter variables",
+		           lim->result_bytes, name);
 		return 0;
 	}
 	/* a name the user's files add: counted against user_vars, and what is
@@ -360,7 +367,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	if (++ld->assignments > cfg->limits.assignments) {
 		if (!ld->assignments_full)
 			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, line, NULL,
-			           "more than %zu assignments: the rest is skipped",
+			           "more than %zu assignments: the rest is skipped; fix: set fewer "
+			           "variables",
 			           cfg->limits.assignments);
 		ld->assignments_full = true;
 		return 1; /* stop this file; later files stop at once too */
@@ -412,7 +420,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (!envd_utf8_valid(v, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
-		           "value of %s is not valid UTF-8, skipped", name);
+		           "value of %s is not valid UTF-8, skipped; fix: save the file as UTF-8",
+		           name);
 		return 0;
 	}
 	/* what depends on the value (TZ) */
@@ -497,7 +506,8 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 		f->state = ENVD_FILE_SKIPPED;
 		f->reason = "contains a NUL byte";
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,
-		           "contains a NUL byte, skipped (as systemd does)");
+		           "contains a NUL byte, skipped (as systemd does); fix: remove the NUL "
+		           "bytes");
 		return 0;
 	}
 	if (ld->assignments_full)
@@ -634,9 +644,11 @@ static int finish(struct loader *ld)
 	if (ld->cfg->flags & ENVD_LINT)
 		envd_lint_replaced(ld);
 	if (ld->user_vars_cut > 0)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
-		           "the user's files set more than %zu variables: %zu more not set",
-		           ld->cfg->limits.user_vars, ld->user_vars_cut);
+		envd_diagf(
+		    &ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
+		    "the user's files set more than %zu variables: %zu more not set; fix: set "
+		    "fewer variables",
+		    ld->cfg->limits.user_vars, ld->user_vars_cut);
 
 	res->vars = calloc(res->store.n + 1, sizeof(*res->vars));
 	if (!res->vars)

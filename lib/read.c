@@ -135,10 +135,12 @@ static void report_listing(struct loader *ld, const char *path, bool error, size
 		           "error while listing the directory");
 	if (dropped)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
-		           "more than %zu .conf files: %zu skipped", lim->files_per_dir, dropped);
+		           "more than %zu .conf files: %zu skipped; fix: merge files into fewer",
+		           lim->files_per_dir, dropped);
 	if (truncated)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
-		           "too many directory entries: listing stopped");
+		           "too many directory entries: listing stopped; fix: remove what the "
+		           "directory does not need");
 }
 
 /* ---- the system side ---- */
@@ -398,7 +400,7 @@ static void report_user_side(struct loader *ld, const struct side *s)
 	if (s->links_cut)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "more than %zu symbolic link steps: the files behind the rest were "
-		           "not read",
+		           "not read; fix: use fewer symbolic links",
 		           lim->link_steps);
 }
 

@@ -773,8 +773,8 @@ printf 'A=1\nB=\377x\nC=2\n' >"$B/u/10-utf8.conf"
 printf 'N=1\0\n' >"$B/u/20-nul.conf"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: invalid UTF-8 and a NUL byte" 1
-expect_out "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped
-$B/u/20-nul.conf: error: contains a NUL byte, skipped (as systemd does)
+expect_out "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped; fix: save the file as UTF-8
+$B/u/20-nul.conf: error: contains a NUL byte, skipped (as systemd does); fix: remove the NUL bytes
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_out "show: invalid UTF-8 skips one assignment only" $'A=1\nC=2\n'

@@ -148,6 +148,18 @@ $U/50-bom.conf:1: error: the file starts with a UTF-8 byte order mark (BOM), whi
 "
 rm "$U/40-names.conf" "$U/50-bom.conf"
 
+# what a file holds: not UTF-8, a NUL byte; a limit
+printf 'B=\377\nC=1\n' >"$U/60-utf8.conf"
+printf 'D=1\000\n' >"$U/70-nul.conf"
+g --max-env=6 show
+expect_out "the rest applies, within the cap" $'A=1\n'
+expect_err "not UTF-8, a NUL byte, over max_env" \
+	"$U/60-utf8.conf:1: error: value of B is not valid UTF-8, skipped; fix: save the file as UTF-8
+$U/60-utf8.conf:2: error: environment would exceed 6 bytes: C skipped; fix: set fewer or shorter variables
+$U/70-nul.conf: error: contains a NUL byte, skipped (as systemd does); fix: remove the NUL bytes
+"
+rm "$U/60-utf8.conf" "$U/70-nul.conf"
+
 # options: what is wrong and what to write
 g --user-dir=cfg/environment.d show
 expect_rc "--user-dir relative" 2
