@@ -13,7 +13,7 @@ void envd_diag_emit(struct envd_diag_sink *s, enum envd_severity sev, enum envd_
                     const char *file, unsigned line, const char *name, const char *fmt, ...)
 {
 	struct envd_diag d;
-	char msg[512];
+	char msg[1024];
 	va_list ap;
 	int k = sev <= ENVD_WARNING ? 0 : 1;
 

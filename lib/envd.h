@@ -440,6 +440,17 @@ int envd_policy_only(struct envd_policy *p, const char *patterns);
  * also refuse some values of some names (TZ naming a file, LANGUAGE, LANG
  * and LC_* naming a path, a D-Bus address that runs a command). */
 const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value);
+/* Which rule refused a name, for what to do about it. */
+enum envd_refusal {
+	ENVD_REFUSE_NONE,
+	ENVD_REFUSE_DENY,    /* the administrator's user_deny */
+	ENVD_REFUSE_ONLY,    /* not in the administrator's user_only */
+	ENVD_REFUSE_DEFAULT, /* the default list; user_allow lifts it */
+	ENVD_REFUSE_VALUE,   /* a default value rule; user_allow lifts it */
+};
+/* envd_policy_check, and *kind says which rule refused (NONE: allowed). */
+const char *envd_policy_verdict(const struct envd_policy *p, const char *name, const char *value,
+                                enum envd_refusal *kind);
 /* When the verdict on name depends on its value (a default value rule
  * applies and user_allow does not lift it): that rule's reason, else NULL. */
 const char *envd_policy_value_rule(const struct envd_policy *p, const char *name);
@@ -499,11 +510,13 @@ int envd_user_dir(const char *tmpl, const char *const *base, const char *user, c
  * as NULL: in this process, with its own credentials; else in a child
  * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS), whose
  * answer is checked as input.  Returns 0 with *data malloc'd (NULL for an
- * empty file), or a negative errno with *reason: -EPERM refused by a
- * check, -EINVAL not a file (/dev/null, a directory, a dangling link),
- * -EFBIG over max, -ETIMEDOUT, -ENOMEM, another errno. */
+ * empty file), or a negative errno with the reason in reason (size
+ * bytes, "" for none): -EPERM refused by a check (the reason then ends
+ * with the command that fixes it), -ENOENT no such file, -EINVAL not a
+ * file (/dev/null, a directory, a dangling link), -EFBIG over max,
+ * -ETIMEDOUT, -ENOMEM, another errno. */
 int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, const char **reason);
+                   char **data, size_t *len, char *reason, size_t reason_size);
 
 /* ---- a growable byte buffer with a hard cap (buf.c) ---- */
 

@@ -26,7 +26,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,6 +60,33 @@ static int refused(enum envd_reason *reason, enum envd_reason why)
 static bool owner_ok(const struct envd_check *chk, uid_t uid)
 {
 	return uid == chk->owner_a || uid == chk->owner_b;
+}
+
+/* What a refusal found, when the caller asked (chk->detail): the owner of
+ * what was refused and, for a directory other than the one checked, its
+ * path as the kernel names it (readlink of the process's own descriptor:
+ * a string only, nothing is followed). */
+static void note_owner(const struct envd_check *chk, uid_t uid)
+{
+	if (chk->detail)
+		chk->detail->owner = uid;
+}
+
+static void note_dir(const struct envd_check *chk, int fd, const struct stat *st)
+{
+	struct envd_detail *d = chk->detail;
+	char link[64];
+	ssize_t n;
+
+	if (!d)
+		return;
+	d->owner = st->st_uid;
+	d->others_write = (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlinkat(AT_FDCWD, link, d->where, sizeof(d->where));
+	if (n <= 0 || (size_t)n >= sizeof(d->where) || d->where[0] != '/')
+		n = 0;
+	d->where[n] = '\0';
 }
 
 static bool is_dev_null(const struct stat *st)
@@ -128,8 +157,10 @@ static int check_dir(int fd, const struct envd_check *chk, enum envd_reason *rea
 	*dev = st.st_dev;
 	if (!S_ISDIR(st.st_mode))
 		return refused(reason, ENVD_R_NOT_DIR);
-	if (!owner_ok(chk, st.st_uid))
+	if (!owner_ok(chk, st.st_uid)) {
+		note_owner(chk, st.st_uid);
 		return refused(reason, ENVD_R_OWNER);
+	}
 	if (envd_others_write(chk, &st))
 		return refused(reason, ENVD_R_WRITABLE);
 	return check_fs(fd, reason);
@@ -171,6 +202,8 @@ static int check_parents(int fd, const struct envd_check *chk, enum envd_reason 
 			r = refused(reason, ENVD_R_PARENT_OWNER);
 		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) && envd_others_write(chk, &up))
 			r = refused(reason, ENVD_R_PARENT_WRITABLE);
+		if (r == -EPERM)
+			note_dir(chk, cfd, &up);
 		cur = up;
 	}
 	if (cfd != fd)
@@ -240,7 +273,10 @@ static int entered(const struct envd_check *chk, int fd)
 		return 0;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	return safe_dir(chk, &st) ? 0 : -ERR_UNSAFE_DIR;
+	if (safe_dir(chk, &st))
+		return 0;
+	note_dir(chk, fd, &st);
+	return -ERR_UNSAFE_DIR;
 }
 
 /* One more link step on chk's side: -EMLINK when the load's budget for
@@ -505,6 +541,200 @@ const char *envd_reason_text(enum envd_reason r)
 	return (unsigned)r < ENVD_R_COUNT && reason_texts[r] ? reason_texts[r] : "cannot be read";
 }
 
+/* Appends to b at *o (within size) what fmt says; the text is cut, never
+ * overrun. */
+__attribute__((format(printf, 4, 5))) static void put(char *b, size_t size, size_t *o,
+                                                      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*o >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b + *o, size - *o, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o = (size_t)n < size - *o ? *o + (size_t)n : size - 1;
+}
+
+/* s as one shell word: as it is when every byte is one a shell takes
+ * literally; else in single quotes; with a ' in it, in double quotes when
+ * nothing in it means something there; else '...'\''...'.  A backslash is
+ * the last resort: envd and the log escape it for display. */
+static void put_word(char *b, size_t size, size_t *o, const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                            "0123456789_./+,:@%=-";
+
+	if (*s && strspn(s, plain) == strlen(s)) {
+		put(b, size, o, "%s", s);
+		return;
+	}
+	if (strchr(s, '\'') && !strpbrk(s, "\"$`\\!")) {
+		put(b, size, o, "\"%s\"", s);
+		return;
+	}
+	put(b, size, o, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			put(b, size, o, "'\\''");
+		else
+			put(b, size, o, "%c", *s);
+	}
+	put(b, size, o, "'");
+}
+
+/* "chmod go-w PATH": a command and its last argument, quoted. */
+static void put_cmd(char *b, size_t size, size_t *o, const char *cmd, const char *path)
+{
+	put(b, size, o, "%s ", cmd);
+	put_word(b, size, o, path);
+}
+
+/* The owner a check wanted: who (a shell word), else the uid. */
+static void put_who(char *b, size_t size, size_t *o, const char *who, uid_t want)
+{
+	if (who)
+		put_word(b, size, o, who);
+	else
+		put(b, size, o, "%lu", (unsigned long)want);
+}
+
+/* The detail a reason's text leaves out, in parentheses, and the fix. */
+static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
+{
+	enum envd_reason r = k->reason;
+	const char *path = k->path, *who = k->who;
+	const char *where = k->where && k->where[0] ? k->where : NULL;
+	const char *done = k->done ? k->done : "skipped";
+	uid_t want = k->want;
+	bool dir = k->dir, user = k->user;
+
+	switch (r) {
+	case ENVD_R_OWNER:
+		put(b, size, o, " (uid %lu, not ", (unsigned long)k->owner);
+		if (!who)
+			put(b, size, o, "uid ");
+		put_who(b, size, o, who, want);
+		put(b, size, o, "), %s; fix: chown ", done);
+		put_who(b, size, o, who, want);
+		put(b, size, o, " ");
+		put_word(b, size, o, path);
+		return;
+	case ENVD_R_PARENT_OWNER:
+		if (where)
+			put(b, size, o, " (%s: uid %lu)", where, (unsigned long)k->owner);
+		else
+			put(b, size, o, " (uid %lu)", (unsigned long)k->owner);
+		put(b, size, o, ", %s; fix: chown ", done);
+		put_who(b, size, o, who, want);
+		put(b, size, o, " ");
+		if (where)
+			put_word(b, size, o, where);
+		else
+			put(b, size, o, "that directory above %s", path);
+		return;
+	case ENVD_R_PARENT_WRITABLE:
+		put(b, size, o, ", %s; fix: ", done);
+		if (where)
+			put_cmd(b, size, o, "chmod go-w", where);
+		else
+			put(b, size, o, "chmod go-w the directories above %s", path);
+		return;
+	case ENVD_R_UNSAFE_PATH:
+		if (!where) {
+			put(b, size, o,
+			    ", %s; fix: chown root and chmod go-w every directory "
+			    "on the way",
+			    done);
+			return;
+		}
+		put(b, size, o, " (%s), %s; fix: ", where, done);
+		if (k->owner != want && k->owner != 0) {
+			put(b, size, o, "chown ");
+			put_who(b, size, o, who, want);
+			put(b, size, o, " ");
+			put_word(b, size, o, where);
+			if (k->others_write)
+				put(b, size, o, " and ");
+		}
+		if (k->others_write)
+			put_cmd(b, size, o, "chmod go-w", where);
+		return;
+	case ENVD_R_DENIED:
+		/* the user side is read as its owner; the system side, for
+		 * systemd, by every user's manager */
+		if (user) {
+			put(b, size, o, " (read as %s", who ? "" : "uid ");
+			put_who(b, size, o, who, want);
+			put(b, size, o, ")");
+		}
+		put(b, size, o, ", %s; fix: ", done);
+		put_cmd(b, size, o,
+		        user ? (dir ? "chmod u+rx" : "chmod u+r")
+		             : (dir ? "chmod a+rx" : "chmod a+r"),
+		        path);
+		return;
+	default:
+		break;
+	}
+	put(b, size, o, ", %s", done);
+	switch (r) {
+	case ENVD_R_WRITABLE:
+		put(b, size, o, "; fix: ");
+		put_cmd(b, size, o, "chmod go-w", path);
+		break;
+	case ENVD_R_GROUP_SHARED:
+		put(b, size, o, "; fix: ");
+		put_cmd(b, size, o, "chmod g-w", path);
+		break;
+	case ENVD_R_NOT_DIR:
+		put(b, size, o, "; fix: make it a directory");
+		break;
+	case ENVD_R_NOT_REGULAR:
+		put(b, size, o, "; fix: make it a regular file");
+		break;
+	case ENVD_R_PSEUDO_FS:
+		put(b, size, o, "; fix: keep environment files on a regular file system");
+		break;
+	case ENVD_R_LOOP:
+	case ENVD_R_STICKY_LINK:
+		put(b, size, o, "; fix: replace the symbolic link with the file itself");
+		break;
+	case ENVD_R_LINK_BUDGET:
+		put(b, size, o, "; fix: use fewer symbolic links");
+		break;
+	case ENVD_R_NAME_LONG:
+	case ENVD_R_PARENTS_DEEP:
+		put(b, size, o, "; fix: use a shorter path");
+		break;
+	case ENVD_R_TOO_BIG:
+		put(b, size, o, "; fix: split it into smaller files");
+		break;
+	case ENVD_R_DIR_FULL:
+		put(b, size, o, "; fix: merge files into fewer");
+		break;
+	case ENVD_R_INPUT_FULL:
+		put(b, size, o, "; fix: make the files smaller");
+		break;
+	default: /* an error of the system's, not the file's: nothing to fix */
+		break;
+	}
+}
+
+const char *envd_skip_text(char *buf, size_t size, const struct envd_skip *k)
+{
+	size_t o = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	put(buf, size, &o, "%s", envd_reason_text(k->reason));
+	put_fix(buf, size, &o, k);
+	return buf;
+}
+
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
                   enum envd_reason *reason, dev_t *dev)
 {
@@ -591,9 +821,10 @@ static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_
 		r = ENVD_READ_MASKS;
 	} else if (!S_ISREG(st.st_mode))
 		r = refused(reason, ENVD_R_NOT_REGULAR);
-	else if (!owner_ok(chk, st.st_uid))
+	else if (!owner_ok(chk, st.st_uid)) {
+		note_owner(chk, st.st_uid);
 		r = refused(reason, ENVD_R_OWNER);
-	else if (envd_others_write(chk, &st))
+	} else if (envd_others_write(chk, &st))
 		r = refused(reason, ENVD_R_WRITABLE);
 	else
 		r = same_dev && st.st_dev == dir_dev ? 0 : check_fs(fd, reason);

@@ -219,6 +219,35 @@ enum envd_reason {
 /* The text of a reason; an unknown number reads as "cannot be read". */
 const char *envd_reason_text(enum envd_reason r);
 
+/* What a refusal found, for the fix a message names: filled by the checks
+ * when envd_check.detail points here. */
+#define ENVD_WHERE_MAX 4096
+struct envd_detail {
+	uid_t owner;       /* OWNER, PARENT_OWNER, UNSAFE_PATH: the owner found */
+	bool others_write; /* UNSAFE_PATH: the directory is writable by others */
+	/* PARENT_OWNER, PARENT_WRITABLE, UNSAFE_PATH: that directory's path
+	 * as the kernel names it, or "" when it cannot be had */
+	char where[ENVD_WHERE_MAX];
+};
+/* A skip, for its message. */
+struct envd_skip {
+	enum envd_reason reason;
+	const char *path;
+	bool dir;  /* path is a directory */
+	bool user; /* on the user side */
+	/* what the check found (struct envd_detail) */
+	uid_t owner;
+	bool others_write;
+	const char *where; /* or NULL */
+	const char *who;   /* the owner the check wanted, by name; NULL: want */
+	const char *done;  /* what became of it; NULL: "skipped" */
+	uid_t want;
+};
+/* The whole text of a skip, for a diagnostic: the reason's text, what the
+ * check found, "skipped", and the command that fixes it (one line).  Into
+ * buf (size bytes, always NUL-terminated); returns buf. */
+const char *envd_skip_text(char *buf, size_t size, const struct envd_skip *k);
+
 /* What one side of a load may still spend on following symbolic links,
  * and what the last check relied on. */
 struct envd_walk {
@@ -239,7 +268,8 @@ struct envd_check {
 	 * followed, is owned by an allowed owner (or root) and writable by no
 	 * one else, unless root's and sticky. */
 	bool safe_dirs;
-	struct envd_walk *walk; /* the side's link budget, or NULL: no budget */
+	struct envd_walk *walk;     /* the side's link budget, or NULL: no budget */
+	struct envd_detail *detail; /* what a refusal found, or NULL */
 };
 
 /* Opens a directory, walked one component at a time, and checks it on the

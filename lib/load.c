@@ -102,45 +102,120 @@ static const char *lookup(const char *name, size_t len, size_t *vlen, void *data
 	return s->v[i].value;
 }
 
-#define SHOWN_PREFIX 16 /* bytes of an invalid name that a diagnostic shows */
+#define SHOWN_PREFIX 16 /* bytes of an invalid name's start that a diagnostic shows */
+#define SHOWN_WHOLE  32 /* bytes of an invalid name shown whole */
 
-/* What may be shown of an invalid name: only its leading run of name
- * characters, at most SHOWN_PREFIX bytes.  A malformed line can hold a
- * secret ("TOKEN VALSECRET1=x" has the key "TOKEN VALSECRET1"), and the
- * run stops before the first byte that made the name invalid. */
-static void describe_key(char *out, const char *key, size_t len)
+/* Whether an invalid name reads as a name someone meant, like FOO-BAR or
+ * my.var, and is shown whole, as systemd shows it: at most SHOWN_WHOLE
+ * bytes of letters of one case, digits, '_', '-' and '.', no digit
+ * before a letter.  A malformed line can hold a secret ("TOKEN-s3cr3t=x",
+ * "TOKEN VALSECRET1=x"): random text mixes cases, digits and letters. */
+static bool reads_as_name(const char *key, size_t len)
+{
+	bool upper = false, lower = false;
+	size_t i;
+
+	if (len > SHOWN_WHOLE)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = key[i];
+
+		upper |= c >= 'A' && c <= 'Z';
+		lower |= c >= 'a' && c <= 'z';
+		if (!envd_name_char(c) && c != '-' && c != '.')
+			return false;
+		if (i > 0 && key[i - 1] >= '0' && key[i - 1] <= '9' &&
+		    ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+			return false;
+	}
+	return !(upper && lower);
+}
+
+/* What may be shown of an invalid name: all of it when it reads as a name,
+ * else only its leading run of name characters, at most SHOWN_PREFIX
+ * bytes, which stops before the first byte that made the name invalid.
+ * Returns whether that is the whole name. */
+static bool describe_key(char *out, const char *key, size_t len)
 {
 	size_t n = 0;
 
-	while (n < len && n < SHOWN_PREFIX && envd_name_char(key[n]))
-		n++;
+	if (reads_as_name(key, len))
+		n = len;
+	else
+		while (n < len && n < SHOWN_PREFIX && envd_name_char(key[n]))
+			n++;
 	memcpy(out, key, n);
 	out[n] = '\0';
+	return n == len;
 }
+
+#define UTF8_BOM "\xef\xbb\xbf"
 
 static int bad_name(struct loader *ld, const char *key, size_t len)
 {
-	char shown[SHOWN_PREFIX + 1];
+	char shown[SHOWN_WHOLE + 1];
+	bool whole;
 
 	if (len > 7 && memcmp(key, "export", 6) == 0 && (key[6] == ' ' || key[6] == '\t')) {
 		size_t skip = 7;
 
 		while (skip < len && (key[skip] == ' ' || key[skip] == '\t'))
 			skip++;
-		describe_key(shown, key + skip, len - skip);
+		whole = describe_key(shown, key + skip, len - skip);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_EXPORT, ld->file, ld->line, NULL,
 		           "\"export %s%s\": environment.d has no \"export\"; write NAME=VALUE",
-		           shown, strlen(shown) < len - skip ? "..." : "");
+		           shown, whole ? "" : "...");
 		return 0;
 	}
-	describe_key(shown, key, len);
-	if (shown[0])
+	/* systemd takes a byte order mark for the first name's first bytes */
+	if (ld->bom && ld->line == 1 && len >= 3 && memcmp(key, UTF8_BOM, 3) == 0) {
+		whole = describe_key(shown, key + 3, len - 3);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
-		           "invalid variable name of %zu bytes, starting \"%s\"%s; ignored", len,
-		           shown, strlen(shown) < len ? " (the rest not shown)" : "");
+		           "the file starts with a UTF-8 byte order mark (BOM), which systemd does "
+		           "not skip either: the name \"%s%s\" is invalid and ignored; fix: save "
+		           "the file without a BOM",
+		           shown, whole ? "" : "...");
+		return 0;
+	}
+	whole = describe_key(shown, key, len);
+	if (whole)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+		           "invalid variable name \"%s\", ignored; a name has only letters, digits "
+		           "and '_', and no digit first",
+		           shown);
+	else if (shown[0])
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
+		           "invalid variable name of %zu bytes, starting \"%s\" (the rest not "
+		           "shown), ignored; a name has only letters, digits and '_', and no digit "
+		           "first",
+		           len, shown);
 	else
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_NAME, ld->file, ld->line, NULL,
-		           "invalid variable name of %zu bytes; ignored", len);
+		           "invalid variable name of %zu bytes, ignored; a name has only letters, "
+		           "digits and '_', and no digit first",
+		           len);
+	return 0;
+}
+
+/* Reports name refused by the policy (reason, kind) with what to do. */
+static int refused(struct loader *ld, const char *name, const char *reason, enum envd_refusal kind)
+{
+	static const char shell[] = "set it in your shell's startup file (~/.profile) instead";
+
+	if (kind == ENVD_REFUSE_DEFAULT || kind == ENVD_REFUSE_VALUE)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, ld->line, name,
+		           "%s refused: %s; fix: %s%s, or an administrator adds user_allow=%s to "
+		           "the pam_envd line",
+		           name, reason,
+		           kind == ENVD_REFUSE_VALUE ? "give it another value, or " : "", shell,
+		           name);
+	else if (kind == ENVD_REFUSE_ONLY)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, ld->line, name,
+		           "%s refused: %s; fix: %s, or an administrator adds %s to user_only=",
+		           name, reason, shell, name);
+	else
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, ld->line, name,
+		           "%s refused: %s; fix: %s", name, reason, shell);
 	return 0;
 }
 
@@ -169,17 +244,22 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 		ld->budget_said = true;
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
 		           "expansion limit of %zu bytes per load reached: %s and later "
-		           "expansions skipped",
+		           "expansions skipped; fix: expand fewer or shorter values",
 		           lim->expansion_bytes, name);
 	} else if (r == -E2BIG && st.budget)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+		           "%s would be longer than %zu bytes, skipped; fix: shorten its value",
+		           name, lim->entry_bytes);
 	else if (r == -E2BIG)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "expansion limit reached: %s skipped", name);
+		envd_diagf(
+		    &ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+		    "expansion limit reached: %s skipped; fix: expand fewer or shorter values",
+		    name);
 	else if (r == -ELOOP)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "expansions nested deeper than %zu: %s skipped", lim->depth, name);
+		           "expansions nested deeper than %zu: %s skipped; fix: nest ${...:-...} "
+		           "less deeply",
+		           lim->depth, name);
 	return r;
 }
 
@@ -206,13 +286,15 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 
 	if (name_len + 1 + vlen > lim->entry_bytes) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+		           "%s would be longer than %zu bytes, skipped; fix: shorten its value",
+		           name, lim->entry_bytes);
 		return 0;
 	}
 	if (!result_fits(s, lim->result_bytes, name, name_len, h, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "environment would exceed %zu bytes: %s skipped", lim->result_bytes,
-		           name);
+		           "environment would exceed %zu bytes: %s skipped; fix: set fewer or "
+		           "shorter variables",
+		           lim->result_bytes, name);
 		return 0;
 	}
 	/* a name the user's files add: counted against user_vars, and what is
@@ -276,6 +358,7 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	const struct envd_config *cfg = ld->cfg;
 	const char *name = key; /* NUL-terminated by the parser */
 	const char *v = value, *why;
+	enum envd_refusal kind;
 	size_t vlen = value_len;
 	uint64_t h;
 	int r;
@@ -284,7 +367,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	if (++ld->assignments > cfg->limits.assignments) {
 		if (!ld->assignments_full)
 			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, line, NULL,
-			           "more than %zu assignments: the rest is skipped",
+			           "more than %zu assignments: the rest is skipped; fix: set fewer "
+			           "variables",
 			           cfg->limits.assignments);
 		ld->assignments_full = true;
 		return 1; /* stop this file; later files stop at once too */
@@ -301,21 +385,18 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	} else if (!has_value) {
 		/* "WORD=" may be a pasted secret with one '=' of padding: only
 		 * what describe_key shows of a bad name is shown of it */
-		char shown[SHOWN_PREFIX + 1];
+		char shown[SHOWN_WHOLE + 1];
+		bool whole = describe_key(shown, key, key_len);
 
-		describe_key(shown, key, key_len);
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_NO_VALUE, ld->file, line, shown,
 		           "%s%s= has no value and sets nothing (environment.d cannot set an "
 		           "empty value, nor unset one)%s",
-		           shown, key_len > SHOWN_PREFIX ? "..." : "",
-		           key_len > SHOWN_PREFIX ? "; the name's rest is not shown" : "");
+		           shown, whole ? "" : "...",
+		           whole ? "" : "; the name's rest is not shown");
 		return 0;
 	}
-	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
-		           "%s refused: %s", name, why);
-		return 0;
-	}
+	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, NULL, &kind)))
+		return refused(ld, name, why, kind);
 	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
 		           "%s is already set and kept (nooverwrite)", name);
@@ -346,15 +427,13 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if (!envd_utf8_valid(v, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
-		           "value of %s is not valid UTF-8, skipped", name);
+		           "value of %s is not valid UTF-8, skipped; fix: save the file as UTF-8",
+		           name);
 		return 0;
 	}
 	/* what depends on the value (TZ) */
-	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, v))) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
-		           "%s refused: %s", name, why);
-		return 0;
-	}
+	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, v, &kind)))
+		return refused(ld, name, why, kind);
 	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
 		envd_lint_value(ld, name, v, vlen, v != value);
 	if (!(cfg->flags & ENVD_LINT) || ld->user_side)
@@ -412,10 +491,22 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 		           f->reason);
 		return 0;
 	case ENVD_SCAN_PENDING:
-	case ENVD_SCAN_SKIPPED:
-		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s, skipped",
-		           f->reason);
+	case ENVD_SCAN_SKIPPED: {
+		struct envd_skip k = {.reason = e->status == ENVD_SCAN_PENDING ? ENVD_R_NOT_READ
+		                                                               : e->reason,
+		                      .path = f->path,
+		                      .owner = e->owner,
+		                      .others_write = e->others_write,
+		                      .where = e->where};
+		char text[1024];
+
+		if (!ld->sink.fn)
+			return 0;
+		envd_skip_owner(ld->cfg, f->user_side, &k);
+		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s",
+		           envd_skip_text(text, sizeof(text), &k));
 		return 0;
+	}
 	case ENVD_SCAN_READ:
 		break;
 	}
@@ -423,13 +514,15 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 		f->state = ENVD_FILE_SKIPPED;
 		f->reason = "contains a NUL byte";
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,
-		           "contains a NUL byte, skipped (as systemd does)");
+		           "contains a NUL byte, skipped (as systemd does); fix: remove the NUL "
+		           "bytes");
 		return 0;
 	}
 	if (ld->assignments_full)
 		return 0;
 	ld->file = f->path;
 	ld->user_side = f->user_side;
+	ld->bom = e->len >= 3 && memcmp(e->data, UTF8_BOM, 3) == 0;
 	/* on_assign's 1 only stops the file */
 	r = envd_parse_noting(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf,
 	                      (ld->cfg->flags & ENVD_LINT) ? envd_lint_note : NULL);
@@ -701,9 +794,11 @@ static int finish(struct loader *ld)
 	if (ld->cfg->flags & ENVD_LINT)
 		envd_lint_replaced(ld);
 	if (ld->user_vars_cut > 0)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
-		           "the user's files set more than %zu variables: %zu more not set",
-		           ld->cfg->limits.user_vars, ld->user_vars_cut);
+		envd_diagf(
+		    &ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,
+		    "the user's files set more than %zu variables: %zu more not set; fix: set "
+		    "fewer variables",
+		    ld->cfg->limits.user_vars, ld->user_vars_cut);
 
 	res->vars = calloc(res->store.n + 1, sizeof(*res->vars));
 	if (!res->vars)

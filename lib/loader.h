@@ -74,6 +74,7 @@ struct loader {
 	const char *file;
 	unsigned line;
 	bool user_side;
+	bool bom;             /* it starts with a UTF-8 byte order mark */
 	char user_ref[128];   /* lint: a variable a user file set, referenced by the value */
 	const char *cur_name; /* the name being assigned */
 	size_t cur_len;
@@ -108,6 +109,8 @@ int envd_user_records(struct loader *ld, const char *in, size_t n);
 /* The system directories from first_dir on; sorts ld->scan and reads the
  * files no earlier directory masks. */
 int envd_read_system(struct loader *ld, size_t first_dir);
+/* The owner k's check wanted on the user side (user) or the system side. */
+void envd_skip_owner(const struct envd_config *cfg, bool user, struct envd_skip *k);
 
 /* admin.c: appends to ld->dir_paths the per-user directory of base
  * (admin_dir, root prefix applied) and the user's group directories, in

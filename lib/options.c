@@ -52,19 +52,46 @@ static int set_path(const struct envd_option *opt, struct envd_settings *s, cons
 	return 0;
 }
 
+/* What is wrong with a template envd_user_dir refused, into problem. */
+static void template_problem(const char *value, char *problem, size_t size)
+{
+	const char *p;
+
+	for (p = value; (p = strchr(p, '%')) != NULL; p += 2) {
+		if (p[1] == 'h' || p[1] == 'u' || p[1] == '%')
+			continue;
+		/* the byte only when it is plain text: an option is no place for
+		 * a control character */
+		if (p[1] > ' ' && p[1] < 0x7f)
+			snprintf(problem, size,
+			         "unknown specifier %%%c; fix: use %%h (home), %%u (user) or %%%% "
+			         "(a %%)",
+			         p[1]);
+		else
+			snprintf(
+			    problem, size,
+			    "a '%%' without %%h, %%u or %%%% after it; fix: write %%%% for a %%");
+		return;
+	}
+	snprintf(problem, size,
+	         "not an absolute path; fix: start it with / or with %%h (the home directory)");
+}
+
 /* The template is expanded for a made-up user, so that a bad one is
  * reported where it is given; the login's expansion checks it again. */
 static int set_user_dir(const struct envd_option *opt, struct envd_settings *s, const char *value,
                         envd_option_report_fn report, void *data)
 {
-	char *dir = NULL;
+	char *dir = NULL, problem[128];
 	int r = envd_user_dir(value, NULL, "user", "/home", &dir);
 
 	free(dir);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return bad(opt, s, "bad template", report, data);
+	if (r < 0) {
+		template_problem(value, problem, sizeof(problem));
+		return bad(opt, s, problem, report, data);
+	}
 	s->user_dir = value;
 	return 0;
 }
@@ -107,7 +134,8 @@ static int set_system_dirs(const struct envd_option *opt, struct envd_settings *
 		if (dir == p)
 			continue;
 		if (dir[0] != '/') {
-			r = bad(opt, s, "a relative directory", report, data);
+			r = bad(opt, s, "a relative directory; fix: give absolute ones", report,
+			        data);
 		} else if (k == MAX_SYSTEM_DIRS) {
 			snprintf(problem, sizeof(problem), "more than %u directories: the rest",
 			         MAX_SYSTEM_DIRS);
@@ -126,7 +154,11 @@ static int set_system_dirs(const struct envd_option *opt, struct envd_settings *
 static int patterns(const struct envd_option *opt, struct envd_settings *s, int r,
                     envd_option_report_fn report, void *data)
 {
-	return r == -EINVAL ? bad(opt, s, "invalid pattern list", report, data) : r;
+	return r == -EINVAL ? bad(opt, s,
+	                          "invalid pattern list; fix: give names or globs (letters, "
+	                          "digits, '_', '*', '?') separated by ',' ':' or blanks",
+	                          report, data)
+	                    : r;
 }
 
 static int set_user_allow(const struct envd_option *opt, struct envd_settings *s, const char *value,
@@ -156,7 +188,7 @@ static int set_size(const struct envd_option *opt, struct envd_settings *s, cons
                     envd_option_report_fn report, void *data)
 {
 	unsigned long long n, unit = 1;
-	char *end, problem[64];
+	char *end, problem[128];
 
 	/* digits only: strtoull alone would take blanks, a sign or "0x" */
 	if (value[0] < '0' || value[0] > '9')
@@ -171,18 +203,28 @@ static int set_size(const struct envd_option *opt, struct envd_settings *s, cons
 		unit = 1024 * 1024;
 	if (unit != 1)
 		end++;
+	if (unit == 1 && *end > ' ' && *end < 0x7f && end[1] == '\0' && n > 0) {
+		snprintf(problem, sizeof(problem),
+		         "unknown suffix '%c'; fix: give bytes, or K or M (binary), at most 1M",
+		         *end);
+		return bad(opt, s, problem, report, data);
+	}
 	if (*end != '\0' || n == 0 || n > SIZE_MAX / unit)
 		goto bad;
 	n *= unit;
 	if (n > ENVD_MAX_RESULT_BYTES) {
-		snprintf(problem, sizeof(problem), "cannot raise the limit above %u bytes",
+		snprintf(problem, sizeof(problem),
+		         "cannot raise the limit above %u bytes; fix: give at most 1M",
 		         ENVD_MAX_RESULT_BYTES);
 		return bad(opt, s, problem, report, data);
 	}
 	s->max_env = (size_t)n;
 	return 0;
 bad:
-	return bad(opt, s, "not a positive size", report, data);
+	return bad(opt, s,
+	           "not a positive size; fix: give bytes, with an optional K or M suffix, at "
+	           "most 1M",
+	           report, data);
 }
 
 #define BOTH (ENVD_FRONT_MODULE | ENVD_FRONT_CLI)
@@ -301,7 +343,7 @@ int envd_option_set(const struct envd_option *opt, struct envd_settings *s, cons
 {
 	if (opt->kind != ENVD_OPT_FLAG && (value == NULL || value[0] == '\0')) {
 		if (report)
-			report(opt, "no value", false, data);
+			report(opt, "no value; fix: give one after '='", false, data);
 		return -EINVAL;
 	}
 	return opt->set(opt, s, opt->kind == ENVD_OPT_FLAG ? NULL : value, report, data);

@@ -549,30 +549,49 @@ static const struct envd_policy_entry *table_find(const struct envd_policy_entry
 	return NULL;
 }
 
-const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value)
+const char *envd_policy_verdict(const struct envd_policy *p, const char *name, const char *value,
+                                enum envd_refusal *kind)
 {
 	const struct envd_policy_entry *e;
 	const char *reason = NULL;
 
+	*kind = ENVD_REFUSE_NONE;
 	if (!p)
 		return NULL;
 	/* the administrator's own denials and allow list always hold */
-	if (any_match(&p->deny, name))
+	if (any_match(&p->deny, name)) {
+		*kind = ENVD_REFUSE_DENY;
 		return "denied by the administrator (user_deny)";
-	if (p->only.n > 0 && !any_match(&p->only, name))
+	}
+	if (p->only.n > 0 && !any_match(&p->only, name)) {
+		*kind = ENVD_REFUSE_ONLY;
 		return "not among the names the administrator lets user files set (user_only)";
+	}
 	if (p->defaults) {
 		e = table_find(envd_default_deny, name);
-		if (e && !table_find(envd_default_exceptions, name))
+		if (e && !table_find(envd_default_exceptions, name)) {
 			reason = e->reason;
+			*kind = ENVD_REFUSE_DEFAULT;
+		}
 		if (!reason && value && (e = table_find(envd_value_rules, name)) &&
-		    e->refuses(value))
+		    e->refuses(value)) {
 			reason = e->reason;
+			*kind = ENVD_REFUSE_VALUE;
+		}
 	}
 	/* allow lifts only the defaults */
-	if (reason && any_match(&p->allow, name))
+	if (reason && any_match(&p->allow, name)) {
 		reason = NULL;
+		*kind = ENVD_REFUSE_NONE;
+	}
 	return reason;
+}
+
+const char *envd_policy_check(const struct envd_policy *p, const char *name, const char *value)
+{
+	enum envd_refusal kind;
+
+	return envd_policy_verdict(p, name, value, &kind);
 }
 
 const char *envd_policy_value_rule(const struct envd_policy *p, const char *name)

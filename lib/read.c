@@ -9,8 +9,10 @@
  * back as records.  Those records are input like any file: every field is
  * checked here (names, states, codes, reasons, sizes, counts) and a stream
  * that breaks a rule is dropped whole.  Nothing the child says becomes
- * text in a message except a file name, which is the user's anyway; the
- * reasons are numbers into fileio.c's table.  The system directories are
+ * text in a message except a file name and the path of a directory above
+ * the user directory that a refusal names (absolute, no NUL, escaped where
+ * shown), which the user can see anyway, and an owner's uid; the reasons
+ * are numbers into fileio.c's table.  The system directories are
  * read here, by the caller, with systemd's safe-chase rule added: every
  * directory a system path passes through, links followed, belongs to root
  * and no one else may write it (fileio.c). */
@@ -20,8 +22,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +71,15 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	r = envd_read_file(dirfd, e->name, &hint, chk, max, &e->data, &e->len, &e->reason);
 	if (r == -ENOMEM)
 		return r;
+	if (r == -EPERM && chk->detail) {
+		e->owner = chk->detail->owner;
+		e->others_write = chk->detail->others_write;
+		if (e->reason == ENVD_R_UNSAFE_PATH && chk->detail->where[0]) {
+			e->where = envd_memdup0(chk->detail->where, strlen(chk->detail->where));
+			if (!e->where)
+				return -ENOMEM;
+		}
+	}
 	if (r == 0 && e->data) {
 		e->status = ENVD_SCAN_READ;
 		e->group_write = chk->walk != NULL && chk->walk->group_used;
@@ -81,17 +94,35 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	return 0;
 }
 
+/* The owner a check on side user wants: its name where there is one. */
+void envd_skip_owner(const struct envd_config *cfg, bool user, struct envd_skip *k)
+{
+	k->user = user;
+	k->want = user ? cfg->user_uid : cfg->system_uid;
+	k->who = user ? cfg->user_name : k->want == 0 ? "root" : NULL;
+}
+
 static void report_dir(struct loader *ld, size_t dir, const char *path, bool user, int r,
-                       enum envd_reason reason)
+                       enum envd_reason reason, const struct envd_detail *d)
 {
 	envd_dir_skipped(ld, dir, r == -ENOENT, envd_reason_text(reason));
 	enum envd_code code = r == -ENOENT  ? ENVD_C_DIR_MISSING
 	                      : r == -EPERM ? ENVD_C_DIR_UNSAFE
 	                                    : ENVD_C_DIR_ERROR;
+	enum envd_severity sev = code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR;
+	struct envd_skip k = {.reason = reason, .path = path, .dir = true};
+	char text[1024];
 
-	envd_diagf(&ld->sink, code == ENVD_C_DIR_MISSING ? ENVD_DEBUG : ENVD_ERROR, code, path, 0,
-	           NULL, "%s directory: %s, skipped", user ? "user" : "system",
-	           envd_reason_text(reason));
+	if (!ld->sink.fn || sev > ld->sink.level)
+		return;
+	if (r == -EPERM) {
+		k.owner = d->owner;
+		k.others_write = d->others_write;
+		k.where = d->where;
+	}
+	envd_skip_owner(ld->cfg, user, &k);
+	envd_diagf(&ld->sink, sev, code, path, 0, NULL, "%s directory: %s",
+	           user ? "user" : "system", envd_skip_text(text, sizeof(text), &k));
 }
 
 static void report_listing(struct loader *ld, const char *path, bool error, size_t dropped,
@@ -104,10 +135,12 @@ static void report_listing(struct loader *ld, const char *path, bool error, size
 		           "error while listing the directory");
 	if (dropped)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
-		           "more than %zu .conf files: %zu skipped", lim->files_per_dir, dropped);
+		           "more than %zu .conf files: %zu skipped; fix: merge files into fewer",
+		           lim->files_per_dir, dropped);
 	if (truncated)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
-		           "too many directory entries: listing stopped");
+		           "too many directory entries: listing stopped; fix: remove what the "
+		           "directory does not need");
 }
 
 /* ---- the system side ---- */
@@ -127,7 +160,7 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 	if (*fd == -ENOMEM)
 		return -ENOMEM;
 	if (*fd < 0) {
-		report_dir(ld, dir, path, false, *fd, reason);
+		report_dir(ld, dir, path, false, *fd, reason, chk->detail);
 		*fd = -1;
 		return 0;
 	}
@@ -144,10 +177,12 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 
 int envd_read_system(struct loader *ld, size_t first_dir)
 {
+	struct envd_detail detail = {.owner = 0};
 	struct envd_check chk = {.owner_a = ld->cfg->system_uid,
 	                         .owner_b = ld->cfg->system_uid,
 	                         .group_ok = (gid_t)-1,
-	                         .safe_dirs = true};
+	                         .safe_dirs = true,
+	                         .detail = &detail};
 	int fds[ENVD_MAX_ALL_DIRS], r = 0;
 	dev_t devs[ENVD_MAX_ALL_DIRS];
 	size_t d, i, nd = ld->ndirs; /* one bound for both loops: what is opened is closed */
@@ -179,7 +214,8 @@ struct side {
 	size_t first;
 	int dir_r; /* 0: opened and listed; else the negative errno */
 	enum envd_reason dir_reason;
-	bool dir_group; /* the directory or a parent relies on group write */
+	struct envd_detail dir_detail; /* what a refusal of the directory found */
+	bool dir_group;                /* the directory or a parent relies on group write */
 	bool list_error;
 	bool truncated;
 	size_t dropped;
@@ -262,7 +298,9 @@ static int read_user_side(struct loader *ld, struct side *s, size_t ms)
 	struct envd_check chk = {.owner_a = cfg->user_uid,
 	                         .owner_b = 0,
 	                         .group_ok = cfg->user_name ? cfg->user_gid : (gid_t)-1,
-	                         .walk = &walk};
+	                         .walk = &walk,
+	                         .detail = &s->dir_detail};
+	struct envd_detail file_detail = {.owner = 0};
 	struct envd_scan_report rep;
 	dev_t dev = 0;
 	int fd, r;
@@ -276,6 +314,7 @@ static int read_user_side(struct loader *ld, struct side *s, size_t ms)
 		return 0;
 	}
 	s->dir_group = walk.group_used;
+	chk.detail = &file_detail;
 	r = envd_scan_dir(&ld->scan, fd, 0, cfg->limits.files_per_dir, &rep);
 	if (r != -ENOMEM) {
 		s->list_error = r < 0;
@@ -298,6 +337,7 @@ static void drop_entries(struct loader *ld, const struct side *s)
 	for (size_t i = s->first; i < ld->scan.n; i++) {
 		free(ld->scan.v[i].name);
 		free(ld->scan.v[i].data);
+		free(ld->scan.v[i].where);
 	}
 	ld->scan.n = s->first;
 }
@@ -348,7 +388,7 @@ static void report_user_side(struct loader *ld, const struct side *s)
 	const char *name = s->not_conf.data;
 
 	if (s->dir_r < 0)
-		report_dir(ld, 0, path, true, s->dir_r, s->dir_reason);
+		report_dir(ld, 0, path, true, s->dir_r, s->dir_reason, &s->dir_detail);
 	else
 		report_listing(ld, path, s->list_error, s->dropped, s->truncated);
 	for (size_t i = 0; i < s->n_not_conf; i++, name += strlen(name) + 1)
@@ -360,7 +400,7 @@ static void report_user_side(struct loader *ld, const struct side *s)
 	if (s->links_cut)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "more than %zu symbolic link steps: the files behind the rest were "
-		           "not read",
+		           "not read; fix: use fewer symbolic links",
 		           lim->link_steps);
 }
 
@@ -376,16 +416,20 @@ enum rec_type {
 	REC_PATH = 'P',     /* envd_read_path: struct rec_path, the contents */
 };
 
+/* where_len bytes of the directory a refusal found follow (PARENT_*) */
 struct rec_dir {
 	int32_t r;
 	uint32_t reason;
 	uint32_t dropped;
-	uint8_t group, list_error, truncated, pad;
+	uint32_t owner;
+	uint16_t where_len;
+	uint8_t group, list_error, truncated, pad[3];
 };
 
 struct rec_file {
 	uint32_t code;
 	uint32_t reason;
+	uint32_t owner;
 	uint16_t name_len;
 	uint8_t status, empty, group, pad[3];
 };
@@ -398,6 +442,7 @@ struct rec_end {
 struct rec_path {
 	int32_t r;
 	uint32_t reason;
+	uint32_t owner;
 };
 
 int envd_rec_put(struct envd_buf *b, char type, const void *fixed, size_t fn, const void *s1,
@@ -450,7 +495,12 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 	d.group = s->dir_group;
 	d.list_error = s->list_error;
 	d.truncated = s->truncated;
-	r = envd_rec_put(b, REC_DIR, &d, sizeof(d), NULL, 0, NULL, 0);
+	if (s->dir_r == -EPERM) {
+		d.owner = (uint32_t)s->dir_detail.owner;
+		if (s->dir_reason == ENVD_R_PARENT_OWNER || s->dir_reason == ENVD_R_PARENT_WRITABLE)
+			d.where_len = (uint16_t)strlen(s->dir_detail.where);
+	}
+	r = envd_rec_put(b, REC_DIR, &d, sizeof(d), s->dir_detail.where, d.where_len, NULL, 0);
 	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
 		const struct envd_scan_entry *e = &ld->scan.v[i];
 		struct rec_file f;
@@ -459,6 +509,7 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 		memset(&f, 0, sizeof(f));
 		f.code = e->code;
 		f.reason = e->reason;
+		f.owner = (uint32_t)e->owner;
 		f.name_len = nl > UINT16_MAX ? UINT16_MAX : (uint16_t)nl;
 		f.status = (uint8_t)e->status;
 		f.empty = e->empty;
@@ -505,10 +556,17 @@ static bool plain_name(const char *s, size_t n)
 	return n > 0 && n < 256 && !memchr(s, '/', n) && !memchr(s, '\0', n);
 }
 
-static bool valid_dir_rec(const struct rec_dir *d)
+/* where: the where_len bytes after d, a directory's absolute path, only
+ * for the refusals that name one. */
+static bool valid_dir_rec(const struct rec_dir *d, const char *where, size_t len)
 {
+	bool names_dir = d->r == -EPERM &&
+	                 (d->reason == ENVD_R_PARENT_OWNER || d->reason == ENVD_R_PARENT_WRITABLE);
+
 	return d->r <= 0 && d->r > -4096 && d->reason < ENVD_R_COUNT && d->group <= 1 &&
-	       d->list_error <= 1 && d->truncated <= 1;
+	       d->list_error <= 1 && d->truncated <= 1 && len == d->where_len &&
+	       len < ENVD_WHERE_MAX && (len == 0 || (names_dir && where[0] == '/')) &&
+	       !memchr(where, '\0', len);
 }
 
 /* One file record into a new entry of ld->scan.  0, -EBADMSG, -ENOMEM. */
@@ -557,6 +615,7 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	e->reason = (enum envd_reason)f.reason;
 	e->empty = f.status == ENVD_SCAN_MASKS && f.empty;
 	e->group_write = f.group;
+	e->owner = (uid_t)f.owner;
 	if (data_len > 0) {
 		e->data = envd_memdup0(body + f.name_len, data_len);
 		if (e->data == NULL)
@@ -586,14 +645,17 @@ static int decode_side(struct loader *ld, const char *in, size_t n, struct side 
 		case REC_DIR: {
 			struct rec_dir d;
 
-			if (have_dir || len != sizeof(d))
+			if (have_dir || len < sizeof(d))
 				return -EBADMSG;
 			memcpy(&d, body, sizeof(d));
-			if (!valid_dir_rec(&d))
+			if (!valid_dir_rec(&d, body + sizeof(d), len - sizeof(d)))
 				return -EBADMSG;
 			have_dir = true;
 			s->dir_r = d.r;
 			s->dir_reason = (enum envd_reason)d.reason;
+			s->dir_detail.owner = (uid_t)d.owner;
+			memcpy(s->dir_detail.where, body + sizeof(d), d.where_len);
+			s->dir_detail.where[d.where_len] = '\0';
 			s->dir_group = d.group;
 			s->list_error = d.list_error;
 			s->truncated = d.truncated;
@@ -767,12 +829,25 @@ struct path_work {
 	size_t max;
 };
 
+/* *owner: the file's owner when a check refused it for that. */
 static int read_path_here(const struct path_work *w, char **data, size_t *len,
-                          enum envd_reason *why)
+                          enum envd_reason *why, uid_t *owner)
 {
-	struct envd_check chk = {.owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1};
+	struct envd_detail detail = {.owner = 0};
+	struct envd_check chk = {
+	    .owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1, .detail = &detail};
+	struct stat st;
+	int r = envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
 
-	return envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
+	*owner = detail.owner;
+	/* a name in a listing that leads nowhere is a dangling link; a path
+	 * given is, most often, only missing: said as such */
+	if (r == ENVD_READ_MASKS && *why == ENVD_R_DANGLING &&
+	    fstatat(AT_FDCWD, w->path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		*why = ENVD_R_MISSING;
+		r = -ENOENT;
+	}
+	return r;
 }
 
 static int path_work(int fd, void *data)
@@ -785,9 +860,12 @@ static int path_work(int fd, void *data)
 	size_t len = 0;
 	int r;
 
+	uid_t owner = 0;
+
 	memset(&p, 0, sizeof(p));
-	p.r = read_path_here(w, &text, &len, &why);
+	p.r = read_path_here(w, &text, &len, &why, &owner);
 	p.reason = why;
+	p.owner = (uint32_t)owner;
 	envd_buf_init(&out, 0);
 	r = envd_rec_put(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
 	if (r == 0)
@@ -797,7 +875,7 @@ static int path_work(int fd, void *data)
 
 /* The child's one record.  Returns what it says, or -EBADMSG. */
 static int decode_path(const char *in, size_t n, size_t max, char **data, size_t *len,
-                       enum envd_reason *why)
+                       enum envd_reason *why, uid_t *owner)
 {
 	struct rec_path p;
 	const char *body;
@@ -813,6 +891,7 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 	    (p.r != 0 && blen != 0) || blen > max)
 		return -EBADMSG;
 	*why = (enum envd_reason)p.reason;
+	*owner = (uid_t)p.owner;
 	if (p.r == 0 && blen > 0) {
 		*data = envd_memdup0(body + sizeof(p), blen);
 		if (*data == NULL)
@@ -823,18 +902,19 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 }
 
 int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, const char **reason)
+                   char **data, size_t *len, char *reason, size_t reason_size)
 {
 	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
 	struct path_work w = {
 	    .path = path, .owner = owner, .max = max > SIZE_MAX / 8 ? SIZE_MAX / 8 : max};
 	enum envd_reason why = ENVD_R_NONE;
+	uid_t found = 0;
 	int r;
 
 	*data = NULL;
 	*len = 0;
 	if (as == NULL) {
-		r = read_path_here(&w, data, len, &why);
+		r = read_path_here(&w, data, len, &why, &found);
 	} else {
 		struct envd_child c = {.ids = as,
 		                       .budget_ms = ENVD_MAX_USER_MS,
@@ -846,7 +926,7 @@ int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, siz
 		envd_buf_init(&in, sat_add(w.max, 64));
 		r = envd_child_run(&c, &in);
 		if (r == 0)
-			r = decode_path(in.data, in.len, w.max, data, len, &why);
+			r = decode_path(in.data, in.len, w.max, data, len, &why, &found);
 		else if (r == -ETIMEDOUT)
 			why = ENVD_R_LATE;
 		else if (r != -ENOMEM)
@@ -857,6 +937,15 @@ int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, siz
 		if (r == -EBADMSG || r == -EMSGSIZE)
 			why = ENVD_R_OPEN;
 	}
-	*reason = why == ENVD_R_NONE ? NULL : envd_reason_text(why);
+	if (reason_size > 0)
+		reason[0] = '\0';
+	if (r == -EPERM) {
+		/* a refusal says what fixes it, as a skip in a load does */
+		struct envd_skip k = {
+		    .reason = why, .path = path, .owner = found, .want = owner, .done = "not read"};
+
+		envd_skip_text(reason, reason_size, &k);
+	} else if (why != ENVD_R_NONE && reason_size > 0)
+		snprintf(reason, reason_size, "%s", envd_reason_text(why));
 	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

@@ -185,6 +185,7 @@ void envd_scan_free(struct envd_scan *sc)
 	for (i = 0; i < sc->n; i++) {
 		free(sc->v[i].name);
 		free(sc->v[i].data);
+		free(sc->v[i].where);
 	}
 	free(sc->v);
 	memset(sc, 0, sizeof(*sc));

@@ -23,6 +23,9 @@ struct envd_scan_entry {
 	enum envd_code code; /* diagnostic code when SKIPPED */
 	bool empty;          /* MASKS: an empty file */
 	bool group_write;    /* READ: relies on write by the owner's primary group */
+	uid_t owner;         /* SKIPPED for ENVD_R_OWNER, ENVD_R_UNSAFE_PATH: the owner found */
+	bool others_write;   /* SKIPPED for ENVD_R_UNSAFE_PATH (struct envd_detail) */
+	char *where;         /* SKIPPED for ENVD_R_UNSAFE_PATH: that directory, malloc'd, or NULL */
 	unsigned char type;  /* d_type from the listing (DT_UNKNOWN: none) */
 	char *data;          /* contents, when READ (malloc'd) */
 	size_t len;

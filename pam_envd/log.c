@@ -73,7 +73,7 @@ static int priority(const struct pe_log *log, enum envd_severity sev)
 void pe_log_diag(const struct envd_diag *d, void *data)
 {
 	struct pe_log *log = data;
-	char file[1024], name[PE_LOG_NAME_BYTES], msg[512];
+	char file[1024], name[PE_LOG_NAME_BYTES], msg[1536];
 	const char *sep;
 	int prio = priority(log, d->severity);
 

@@ -17,7 +17,8 @@
 
 #include "module.h"
 
-/* "user_dir=: bad template; the user's files are skipped" */
+/* "user_dir=: not an absolute path; fix: start it with / or with %h (the
+ * home directory); the user's files are skipped" */
 static void report(const struct envd_option *o, const char *problem, bool user_side_off, void *data)
 {
 	pam_handle_t *pamh = data;

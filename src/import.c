@@ -726,10 +726,13 @@ static void say_read_error(const char *file, int r, const char *reason)
 	fputs(": ", stderr);
 	if (r == -EFBIG)
 		fputs("larger than 1 MiB", stderr);
+	else if (r == -ENOENT)
+		fputs("does not exist: nothing to import", stderr);
 	else if (r == -EINVAL)
-		fprintf(stderr, "not a regular file (%s)", reason ? reason : "?");
+		fprintf(stderr, "not a regular file (%s)", reason[0] ? reason : "?");
 	else
-		fputs(reason ? reason : strerror(-r), stderr);
+		esc_put(stderr, reason[0] ? reason : strerror(-r),
+		        strlen(reason[0] ? reason : strerror(-r)), ESC_C | ESC_BACKSLASH);
 }
 
 /* Whose rights read the file: --as=USER; without it the caller's, and as
@@ -764,7 +767,7 @@ static int read_as(const char *file, const struct passwd *pw, const char *as, st
 {
 	struct envd_ids ids;
 	bool child = geteuid() == 0 && pw->pw_uid != 0;
-	const char *reason = NULL;
+	char reason[1024];
 	int r;
 
 	if (child) {
@@ -775,7 +778,7 @@ static int read_as(const char *file, const struct passwd *pw, const char *as, st
 			return -EIO;
 		}
 	}
-	r = pamenv_read_file(file, child ? &ids : NULL, pw->pw_uid, buf, &reason);
+	r = pamenv_read_file(file, child ? &ids : NULL, pw->pw_uid, buf, reason, sizeof(reason));
 	if (child)
 		envd_ids_free(&ids);
 	if (r < 0) {

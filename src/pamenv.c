@@ -70,16 +70,17 @@ static int read_all(int fd, struct envd_buf *buf)
 }
 
 int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
-                     struct envd_buf *buf, const char **reason)
+                     struct envd_buf *buf, char *reason, size_t size)
 {
 	char *data = NULL;
 	size_t len = 0;
 	int r;
 
-	*reason = NULL;
+	if (size > 0)
+		reason[0] = '\0';
 	if (strcmp(path, "-") == 0)
 		return read_all(STDIN_FILENO, buf);
-	r = envd_read_path(path, as, reader, IMPORT_MAX, &data, &len, reason);
+	r = envd_read_path(path, as, reader, IMPORT_MAX, &data, &len, reason, size);
 	if (r == 0 && data != NULL) {
 		r = envd_buf_append(buf, data, len) < 0 ? -ENOMEM : 0;
 		explicit_bzero(data, len);

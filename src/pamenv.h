@@ -56,9 +56,10 @@ struct part {
 /* The file at path ("-": standard input) into buf, at most 1 MiB, read as
  * envd_read_path reads it: a regular file of reader's or root's, its links
  * walked; by a child with as's credentials when as is not NULL.  Returns 0
- * or a negative errno, with *reason when the library gave one. */
+ * or a negative errno, with the library's reason in reason (size bytes;
+ * "" when it gave none). */
 int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
-                     struct envd_buf *buf, const char **reason);
+                     struct envd_buf *buf, char *reason, size_t size);
 /* Original text in a comment line, escaped (tabs kept). */
 void pamenv_put_comment_text(FILE *out, const char *s, size_t n);
 bool pamenv_is_blank(char c);

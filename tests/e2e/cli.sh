@@ -152,7 +152,7 @@ usage_case "--user-dir bad template" --user-dir=/x/%x show
 usage_case "--default-path empty" --default-path= show
 usage_case "audit with --max-env" --max-env=1K audit
 e --root="$R0" --no-user --max-env=lots show
-expect_err_has "malformed value: message" "envd: --max-env: not a positive size"
+expect_err_has "malformed value: message" "envd: --max-env: not a positive size; fix: give bytes, with an optional K or M suffix, at most 1M"
 
 # ---- the module's options envd shares: --system-dirs, --max-env, --user-dir=%u --
 SD=$T/sysdirs
@@ -444,8 +444,8 @@ used    $UL/9-b.conf
 used    $UL/B.conf
 used    $UL/a.conf
 "
-errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped
-$RU/80-fifo.conf: error: not a regular file, skipped
+errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped; fix: chmod go-w $E_/25-gw.conf
+$RU/80-fifo.conf: error: not a regular file, skipped; fix: make it a regular file
 "
 xe() { e --pam-dir="$PAM0" --root="$R" --user-dir="$U" "$@"; }
 xdirs=$(dir_lines '' "$U" 2 "$R" 4 2 1 8)
@@ -641,8 +641,8 @@ $lf:11: warning: EMPTY is set but empty: \${EMPTY:-...} gives empty, the default
 $lf:12: warning: \$NOPE is not set here: it expands to nothing
 $lf:12: warning: empty component in PATH: the current directory is searched (was a variable unset?)
 $lf:13: warning: '#' after the value is part of it; comments must start a line
-$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
-$lf:15: error: BASH_ENV refused: makes shells started later run code
+$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line
+$lf:15: error: BASH_ENV refused: makes shells started later run code; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=BASH_ENV to the pam_envd line
 "
 ce check
 expect_rc "check: findings" 1
@@ -659,7 +659,7 @@ ce show -f json
 expect_rc "show over a file with findings" 0
 expect_err_lacks "show: no lint warnings" ": warning: "
 expect_err_has "show: still reports the refused name" \
-	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
+	"$lf:14: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line"
 if have_cmds python3; then
 	expect_true "show -f json over a file with findings: stdout is exactly the JSON" python3 -c '
 import json, sys
@@ -701,8 +701,8 @@ rm "$P/r/etc/environment.d/50-system.conf"
 cp "$FIX/system.conf" "$P/u/50-system.conf"
 e --root="$P/r" --user-dir="$P/u" check
 expect_rc "check: LD_PRELOAD/BASH_ENV in the user dir are refused" 1
-expect_out "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later
-$P/u/50-system.conf:3: error: BASH_ENV refused: makes shells started later run code
+expect_out "check: user dir LD_PRELOAD/BASH_ENV" "$P/u/50-system.conf:2: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line
+$P/u/50-system.conf:3: error: BASH_ENV refused: makes shells started later run code; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=BASH_ENV to the pam_envd line
 "
 e --root="$P/r" --user-dir="$P/u" show
 expect_no_out "show: refused names are not set"
@@ -711,14 +711,14 @@ expect_out "--user-allow lifts a refusal" $'LD_PRELOAD=/usr/lib/libsystemwide.so
 printf 'MY_VAR=1\nOTHER=2\n' >"$P/u/60-deny.conf"
 e --root="$P/r" --user-dir="$P/u" --user-deny='MY_*' show
 expect_out "--user-deny refuses more names" $'OTHER=2\n'
-expect_err_has "--user-deny: reported" "$P/u/60-deny.conf:1: error: MY_VAR refused: denied by the administrator (user_deny)"
+expect_err_has "--user-deny: reported" "$P/u/60-deny.conf:1: error: MY_VAR refused: denied by the administrator (user_deny); fix: set it in your shell's startup file (~/.profile) instead"
 
 # allow-list mode: only the administrator's names, the defaults still hold
 printf 'PATH=/opt/bin:$PATH\nEDITOR=vi\nLD_PRELOAD=/x.so\nLANG=C.UTF-8\n' >"$P/u/70-only.conf"
 e --root="$P/r" --user-dir="$P/u" --user-only='PATH LANG LD_*' --user-deny='MY_*' show
 expect_out "--user-only takes only the listed names" $'PATH=/opt/bin:/usr/local/bin:/usr/bin:/bin\nLANG=C.UTF-8\n'
-expect_err_has "--user-only: others reported" "$P/u/70-only.conf:2: error: EDITOR refused: not among the names the administrator lets user files set (user_only)"
-expect_err_has "--user-only: defaults still hold" "$P/u/70-only.conf:3: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later"
+expect_err_has "--user-only: others reported" "$P/u/70-only.conf:2: error: EDITOR refused: not among the names the administrator lets user files set (user_only); fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds EDITOR to user_only="
+expect_err_has "--user-only: defaults still hold" "$P/u/70-only.conf:3: error: LD_PRELOAD refused: steers the dynamic loader or libc of programs started later; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=LD_PRELOAD to the pam_envd line"
 e --root="$P/r" --user-dir="$P/u" --user-only=', ' show
 expect_rc "--user-only with no pattern is a usage error" 2
 rm "$P/u/70-only.conf" "$P/u/60-deny.conf" "$P/u/50-system.conf"
@@ -727,8 +727,8 @@ rm "$P/u/70-only.conf" "$P/u/60-deny.conf" "$P/u/50-system.conf"
 printf 'TZ=:/home/x/fifo\nPAM_USER=root\nGIT_DIR=/tmp/g\nGIT_EDITOR=vi\n' >"$P/u/80-tz.conf"
 e --root="$P/r" --user-dir="$P/u" show
 expect_out "TZ with a path, PAM_USER, GIT_DIR refused; GIT_EDITOR kept" $'GIT_EDITOR=vi\n'
-expect_err_has "TZ with a path: reported" "$P/u/80-tz.conf:1: error: TZ refused: names a file outside the time zone database"
-expect_err_has "PAM_USER: reported" "$P/u/80-tz.conf:2: error: PAM_USER refused: impersonates the session or its identity"
+expect_err_has "TZ with a path: reported" "$P/u/80-tz.conf:1: error: TZ refused: names a file outside the time zone database; fix: give it another value, or set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=TZ to the pam_envd line"
+expect_err_has "PAM_USER: reported" "$P/u/80-tz.conf:2: error: PAM_USER refused: impersonates the session or its identity; fix: set it in your shell's startup file (~/.profile) instead, or an administrator adds user_allow=PAM_USER to the pam_envd line"
 printf 'TZ=Europe/Berlin\n' >"$P/u/80-tz.conf"
 e --root="$P/r" --user-dir="$P/u" show
 expect_out "a zone name in TZ is fine" $'TZ=Europe/Berlin\n'
@@ -774,8 +774,8 @@ printf 'A=1\nB=\377x\nC=2\n' >"$B/u/10-utf8.conf"
 printf 'N=1\0\n' >"$B/u/20-nul.conf"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: invalid UTF-8 and a NUL byte" 1
-expect_out "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped
-$B/u/20-nul.conf: error: contains a NUL byte, skipped (as systemd does)
+expect_out "check: invalid UTF-8 and a NUL byte" "$B/u/10-utf8.conf:2: error: value of B is not valid UTF-8, skipped; fix: save the file as UTF-8
+$B/u/20-nul.conf: error: contains a NUL byte, skipped (as systemd does); fix: remove the NUL bytes
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_out "show: invalid UTF-8 skips one assignment only" $'A=1\nC=2\n'
@@ -787,7 +787,7 @@ skipped $B/u/20-nul.conf (contains a NUL byte)
 chmod 757 "$B/u"
 e --root="$B/r" --user-dir="$B/u" check
 expect_rc "check: world-writable user directory" 1
-expect_out "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped
+expect_out "check: world-writable user directory" "$B/u: error: user directory: writable by group or others, skipped; fix: chmod go-w $B/u
 "
 e --root="$B/r" --user-dir="$B/u" show
 expect_rc "show: world-writable user directory" 0
@@ -800,7 +800,7 @@ cp "$B/u/10-utf8.conf" "$B/gw/u/"
 chmod 757 "$B/gw"
 e --root="$B/r" --user-dir="$B/gw/u" check
 expect_rc "check: a world-writable parent of the user directory" 1
-expect_out "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped
+expect_out "check: a world-writable parent of the user directory" "$B/gw/u: error: user directory: a parent directory is writable by group or others, skipped; fix: chmod go-w $B/gw
 "
 chmod 755 "$B/gw"
 rm -rf "$B/gw"
@@ -847,7 +847,7 @@ if [ "$my_uid" != 0 ]; then
 	chmod 000 "$Q/u/20-unreadable.conf"
 	e --root="$Q/r" --user-dir="$Q/u" check
 	expect_rc "check: unreadable file" 1
-	expect_out "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied, skipped
+	expect_out "check: unreadable file" "$Q/u/20-unreadable.conf: error: permission denied (read as $me), skipped; fix: chmod u+r $Q/u/20-unreadable.conf
 "
 	e --root="$Q/r" --user-dir="$Q/u" files
 	expect_out "files: unreadable file skipped" "$(dir_lines '' "$Q/u" 2 "$Q/r" 0 0 0 0)
@@ -1070,8 +1070,8 @@ skipped $D/30-unreadable.conf (permission denied)
 used    $D/40-public.conf
 used    $S/r/etc/environment.d/50-sys.conf
 "
-		tu_err="$D/20-link.conf: error: permission denied, skipped
-$D/30-unreadable.conf: error: permission denied, skipped
+		tu_err="$D/20-link.conf: error: permission denied (read as $tmp_user), skipped; fix: chmod u+r $D/20-link.conf
+$D/30-unreadable.conf: error: permission denied (read as $tmp_user), skipped; fix: chmod u+r $D/30-unreadable.conf
 "
 		e --root="$S/r" show "$tmp_user"
 		expect_rc "root, show USER" 0

@@ -97,6 +97,18 @@ expect_status() { # DESC RC CMD...
 	if [ "$rc" = "$want" ]; then pass "$d (exit $rc)"; else fail "$d: exit $rc, wanted $want"; fi
 }
 expect_status "a missing file" 3 "$ENVD" import-pam-environment --as="$me" "$gen/none"
+if [ "$(cat "$gen/err")" = "envd: $gen/none: does not exist: nothing to import" ]; then
+	pass "a missing file: said so (not as a dangling link)"
+else
+	fail "a missing file: $(cat "$gen/err")"
+fi
+ln -s "$gen/none" "$gen/dangling"
+expect_status "a dangling link" 3 "$ENVD" import-pam-environment --as="$me" "$gen/dangling"
+if [ "$(cat "$gen/err")" = "envd: $gen/dangling: not a regular file (dangling symbolic link)" ]; then
+	pass "a dangling link: said so"
+else
+	fail "a dangling link: $(cat "$gen/err")"
+fi
 expect_status "a directory" 3 "$ENVD" import-pam-environment --as="$me" "$gen"
 if grep -q "not a regular file" "$gen/err"; then
 	pass "a directory: said so"

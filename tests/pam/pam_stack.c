@@ -603,7 +603,7 @@ static void t_options(void **state)
 	env = open_ok("frobnicate user_dir= max_env=lots max_env=0", NULL);
 	assert_env(env, "U", "1");
 	assert_true(pamtest_logged("unknown option: frobnicate"));
-	assert_true(pamtest_logged("user_dir=: no value; ignored"));
+	assert_true(pamtest_logged("user_dir=: no value; fix: give one after '='; ignored"));
 	assert_true(pamtest_logged("max_env="));
 	env_free(env);
 
@@ -620,7 +620,8 @@ static void t_options(void **state)
 	log_reset();
 	env = open_ok("user_dir=%x/env", NULL);
 	assert_unset(env, "U");
-	assert_true(pamtest_logged("bad template"));
+	assert_true(pamtest_logged("user_dir=: unknown specifier %x; fix: use %h (home), %u (user) "
+	                           "or %% (a %); the user's files are skipped"));
 	env_free(env);
 	env = open_ok("user_dir=relative/%u", NULL);
 	assert_unset(env, "U");

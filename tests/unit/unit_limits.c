@@ -138,7 +138,8 @@ static void test_limit_user_vars(void **state)
 	d = tu_find(&t.diags, ENVD_C_LIMIT, "/.config/environment.d", 0);
 	assert_non_null(d);
 	assert_string_equal(d->message,
-	                    "the user's files set more than 3 variables: 3 more not set");
+	                    "the user's files set more than 3 variables: 3 more not set; fix: set "
+	                    "fewer variables");
 	assert_int_equal(ENVD_MAX_USER_VARS, 2048);
 	tu_tree_free(&t);
 }

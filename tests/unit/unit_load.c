@@ -882,6 +882,8 @@ static void test_diagnostics_at_file_line(void **state)
 	tu_assert_diag(&t.diags, ENVD_C_NO_VALUE, f, 12);
 	assert_int_equal(tu_count(&t.diags, ENVD_C_BAD_NAME), 2);
 	assert_int_equal(tu_count(&t.diags, ENVD_C_NO_VALUE), 3);
+	/* an invalid name that reads as one is shown, as systemd shows it */
+	assert_non_null(strstr(tu_need(&t.diags, ENVD_C_BAD_NAME, f, 8)->message, "\"A-B\""));
 	d = tu_need(&t.diags, ENVD_C_NO_VALUE, f, 5);
 	assert_string_equal(d->name, "EMPTY");
 	assert_int_equal(d->severity, ENVD_ERROR);
@@ -890,6 +892,35 @@ static void test_diagnostics_at_file_line(void **state)
 }
 
 /* ---- expansion through the loader ---- */
+
+/* A byte order mark opening a file makes the first name invalid, as in
+ * systemd: the diagnostic says so; the same bytes elsewhere are an invalid
+ * name like any other. */
+static void test_bom(void **state)
+{
+	struct tu_tree t;
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	tu_write(t.etc, "a.conf",
+	         "\xef\xbb\xbf"
+	         "BOM=1\nAFTER=2\n");
+	tu_write(t.etc, "b.conf",
+	         " \xef\xbb\xbf"
+	         "X=1\n");
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "BOM");
+	tu_assert_var(&t, "AFTER", "2");
+	d = tu_need(&t.diags, ENVD_C_BAD_NAME, "/a.conf", 1);
+	assert_string_equal(
+	    d->message, "the file starts with a UTF-8 byte order mark (BOM), which systemd does "
+	                "not skip either: the name \"BOM\" is invalid and ignored; fix: save "
+	                "the file without a BOM");
+	d = tu_need(&t.diags, ENVD_C_BAD_NAME, "/b.conf", 1);
+	assert_null(strstr(d->message, "BOM"));
+	tu_tree_free(&t);
+}
 
 static void test_lookup_order(void **state)
 {
@@ -1053,6 +1084,7 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 	    tu_test(test_config_init),
 	    tu_test(test_bad_config),
+	    tu_test(test_bom),
 	    tu_test(test_explicit_system_dirs),
 	    tu_test(test_same_basename_masked),
 	    tu_test(test_strcmp_order_across_dirs),

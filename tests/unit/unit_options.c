@@ -12,7 +12,7 @@
 
 struct seen {
 	int n;
-	char problem[128];
+	char problem[256];
 	bool user_side_off;
 };
 
@@ -121,7 +121,33 @@ static void test_values(void **state)
 	/* an empty value is ignored, a malformed user-side one fails closed */
 	assert_int_equal(envd_settings_arg(&s, "user_only=", on_report, &seen), -EINVAL);
 	assert_false(s.user_side_off);
-	assert_string_equal(seen.problem, "no value");
+	assert_string_equal(seen.problem, "no value; fix: give one after '='");
+	/* each malformed value says what is wrong and what to write */
+	assert_int_equal(envd_settings_arg(&s, "max_env=2G", on_report, &seen), -EINVAL);
+	assert_string_equal(seen.problem,
+	                    "unknown suffix 'G'; fix: give bytes, or K or M (binary), at most 1M");
+	assert_int_equal(envd_settings_arg(&s, "max_env=-1", on_report, &seen), -EINVAL);
+	assert_string_equal(seen.problem,
+	                    "not a positive size; fix: give bytes, with an optional K "
+	                    "or M suffix, at most 1M");
+	assert_int_equal(envd_settings_arg(&s, "max_env=2M", on_report, &seen), -EINVAL);
+	assert_string_equal(seen.problem,
+	                    "cannot raise the limit above 1048576 bytes; fix: give at most 1M");
+	assert_int_equal(envd_settings_arg(&s, "system_dirs=/a:rel:/b", on_report, &seen), -EINVAL);
+	assert_string_equal(seen.problem, "a relative directory; fix: give absolute ones");
+	assert_false(s.user_side_off);
+	assert_int_equal(envd_settings_arg(&s, "user_dir=cfg/environment.d", on_report, &seen),
+	                 -EINVAL);
+	assert_string_equal(seen.problem, "not an absolute path; fix: start it with / or with %h "
+	                                  "(the home directory)");
+	assert_int_equal(envd_settings_arg(&s, "user_dir=%h/%x", on_report, &seen), -EINVAL);
+	assert_string_equal(seen.problem,
+	                    "unknown specifier %x; fix: use %h (home), %u (user) or %% (a %)");
+	assert_int_equal(envd_settings_arg(&s, "user_dir=%h/%", on_report, &seen), -EINVAL);
+	assert_string_equal(seen.problem,
+	                    "a '%' without %h, %u or %% after it; fix: write %% for a %");
+	assert_true(s.user_side_off);
+	s.user_side_off = false;
 	assert_int_equal(envd_settings_arg(&s, "user_only=,", on_report, &seen), -EINVAL);
 	assert_true(s.user_side_off);
 	envd_config_init(&cfg);

@@ -1031,6 +1031,36 @@ static void test_policy_accessor(void **state)
 	assert_false(envd_policy_default((enum envd_policy_table)99, 0, &pattern, &reason));
 }
 
+/* The rule that refused a name, which decides what its message says to
+ * do: the defaults and value rules (user_allow lifts them), user_deny,
+ * user_only. */
+static void test_verdict_kind(void **state)
+{
+	struct envd_policy *p = envd_policy_new(true);
+	enum envd_refusal kind;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(envd_policy_deny(p, "MY_*"), 0);
+	assert_non_null(envd_policy_verdict(p, "PYTHONPATH", NULL, &kind));
+	assert_int_equal(kind, ENVD_REFUSE_DEFAULT);
+	assert_non_null(envd_policy_verdict(p, "TZ", "/etc/passwd", &kind));
+	assert_int_equal(kind, ENVD_REFUSE_VALUE);
+	assert_non_null(envd_policy_verdict(p, "MY_VAR", NULL, &kind));
+	assert_int_equal(kind, ENVD_REFUSE_DENY);
+	assert_null(envd_policy_verdict(p, "EDITOR", NULL, &kind));
+	assert_int_equal(kind, ENVD_REFUSE_NONE);
+	assert_int_equal(envd_policy_allow(p, "PYTHONPATH TZ"), 0);
+	assert_null(envd_policy_verdict(p, "PYTHONPATH", NULL, &kind));
+	assert_int_equal(kind, ENVD_REFUSE_NONE);
+	assert_null(envd_policy_verdict(p, "TZ", "/etc/passwd", &kind));
+	assert_int_equal(kind, ENVD_REFUSE_NONE);
+	assert_int_equal(envd_policy_only(p, "PATH"), 0);
+	assert_non_null(envd_policy_verdict(p, "EDITOR", NULL, &kind));
+	assert_int_equal(kind, ENVD_REFUSE_ONLY);
+	envd_policy_free(p);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -1058,6 +1088,7 @@ int main(void)
 	    cmocka_unit_test(test_admin_deny_wins),
 	    cmocka_unit_test(test_separators),
 	    cmocka_unit_test(test_bad_patterns),
+	    cmocka_unit_test(test_verdict_kind),
 	};
 
 	return cmocka_run_group_tests_name("unit_policy", tests, NULL, NULL);
