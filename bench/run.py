@@ -145,7 +145,8 @@ class Bench:
         count again what its parent did before it (callgrind's counters
         are inherited); the figure is the sum of every file.  The files
         stay as OUT_FILE.PID[.N]; self.cg_files[out_file] says which are
-        the first process's and which its children's."""
+        the first process's (its parts in dump order) and which its
+        children's."""
         log = out_file[:-4] + ".log"
         # a directory the reader child, which is the user, can write in
         cgdir = os.path.join(os.path.dirname(out_file), "callgrind")
@@ -163,8 +164,7 @@ class Bench:
         files = glob.glob(prefix + ".*")
         if rc != 0 or not files:
             self.die("callgrind run failed: %s (see %s)" % (shlex.join(argv), log))
-        mine = "%s.%d" % (prefix, proc.pid)
-        first = [x for x in files if x == mine or x.startswith(mine + ".")]
+        first = benchlib.parts_of("%s.%d" % (prefix, proc.pid))
         self.cg_files[out_file] = (first, [x for x in files if x not in first])
         return sum(benchlib.ir_of(x) for x in files)
 
@@ -764,12 +764,13 @@ class PamBench:
         for s2 in self.sizes:
             if s2 not in self.env_sizes:
                 b.say("(pam_env not run on the %s tree: BENCH_PAM_ENV_SIZES=\"%s\")" % (s2, " ".join(self.env_sizes)))
-        b.say("", "where pam_envd's instructions go: callgrind_annotate --inclusive=yes on the one-session processes",
-              "(callgrind.envd.SIZE.n1.out.*): module = pam_envd's pam_sm_open_session in the login process plus",
-              "its reader child (and the middle process: all of their instructions); engine = envd_load in the",
-              "login process; reader = the children; getgrouplist (libc) and pam_putenv (libpam): all calls in",
-              "the login process, which in these stacks come from pam_envd alone", "")
-        fmt = "%-7s %7s %13s %13s %11s %11s %13s %8s"
+        b.say("", "where pam_envd's instructions go, in the one-session processes (callgrind.envd.SIZE.n1.out.*,",
+              "every part of the login process read in dump order: a call on the stack when a part is dumped,",
+              "before a fork, goes on in the next part): module = pam_envd's pam_sm_open_session in the login",
+              "process plus its reader child (and the middle process: all of their instructions); engine =",
+              "envd_load in the login process; reader = the children; getgrouplist (libc) and pam_putenv",
+              "(libpam): their calls from pam_envd.so", "")
+        fmt = "%-7s %7s %13s %13s %11s %12s %13s %8s"
         b.say(fmt % ("size", "assign", "module", "engine", "reader", "getgrouplist", "pam_putenv", "putenv%"))
         own = {}
         for s2 in self.sizes:
@@ -777,20 +778,17 @@ class PamBench:
             if f not in b.cg_files:
                 continue
             first, children = b.cg_files[f]
-            fns = [benchlib.inclusive(x) for x in first]
-
-            def fn(regex):
-                v = [g(regex) for g in fns]
-                v = [x for x in v if x is not None]
-                return sum(v) if v else None
+            calls = benchlib.arcs(first)
+            so = os.path.basename(module)
             reader = sum(benchlib.ir_of(x) for x in children)
-            top = fn("pam_envd[.]c:pam_sm_open_session( |$)")
-            tot = top + reader if top is not None else None
-            eng, gg, pe = fn(":envd_load( |$)"), fn(":getgrouplist( |$)"), fn(":pam_putenv( |$)")
-            b.say(fmt % (s2, self.trees[s2]["assignments"], tot or "-", eng or "-", reader, gg or "-",
-                         pe or "-", "%.1f%%" % (100 * pe / tot) if tot and pe else "-"))
-            if tot and pe:
-                own[s2] = tot - pe
+            tot = benchlib.inclusive_of(calls, "pam_sm_open_session", so) + reader
+            eng = benchlib.inclusive_of(calls, "envd_load", so)
+            gg = benchlib.inclusive_of(calls, "getgrouplist", caller_obj=so)
+            pe = benchlib.inclusive_of(calls, "pam_putenv", caller_obj=so)
+            b.say(fmt % (s2, self.trees[s2]["assignments"], tot, eng, reader, gg, pe, "%.1f%%" % (100 * pe / tot)))
+            b.figures["pam.envd.%s.module_Ir" % s2] = tot
+            b.figures["pam.envd.%s.putenv_Ir" % s2] = pe
+            own[s2] = tot - pe
         b.say("", "growth of pam_envd's own work: module - pam_putenv (libpam's pam_putenv searches the whole",
               "PAM environment on every call, so n variables cost n^2/2 comparisons there; Linux-PAM has no",
               "call that sets many at once); target: linear (at most 1.1x as fast as the assignments)", "")
