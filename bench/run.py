@@ -3,7 +3,7 @@
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 """run.py - pam_envd benchmarks (./dev bench).
 
-    bench/run.py BUILDDIR [envd|pam|all] [--json FILE]
+    bench/run.py BUILDDIR [envd|pam|login|all] [--json FILE]
     bench/run.py --compare BEFORE.json AFTER.json
 
 Sections:
@@ -17,8 +17,16 @@ Sections:
         (callgrind) and wall time (pamtester under hyperfine), then
         pam_envd's growth with the tree.  Needs root
         (useradd, /etc/pam.d); users and services are removed on exit.
+  login a real login, su -l USER -c true, every process under callgrind
+        (bench/login.py) with no module ("none"), with the floor and with
+        pam_envd, on the small and the medium tree, under each LANG of
+        BENCH_LOGIN_LANGS; where the instructions go per process.  Needs
+        root (useradd, a private mount namespace over /etc/pam.d).
 
 The contract (verdicts printed, never a failing exit status):
+  - a real login (su -l, every process) with pam_envd on the typical
+    (small) tree costs at most 1.08x the login without it; the floor's
+    ratio says how low any module doing the same work can go;
   - per process (one session, as sshd and display managers do it) the
     module pam_envd adds at most 0.85x the instructions pam_env
     (user_readenv) adds doing the equivalent work, each over the same
@@ -42,6 +50,9 @@ Environment knobs:
   BENCH_PAM_SESSIONS  extra sessions per process for Ir/session (default 10)
   BENCH_PAM_ENV_SIZES sizes measured with pam_env too (default "small medium")
   BENCH_PAM_ROUNDS    timing rounds, each timing every stack in turn (default 5)
+  BENCH_LOGIN_LANGS   LANG of the measured logins (default "C C.UTF-8")
+  BENCH_LOGIN_SIZES   trees of the measured logins (default "small medium")
+  BENCH_LOGIN_RUNS    logins per module, the median counts (default 3)
 
 The table goes to stdout and to BENCH_OUT/results.txt; raw data (trees,
 outputs, hyperfine JSON, callgrind files) stay in BENCH_OUT.
@@ -64,6 +75,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import benchlib  # noqa: E402
+import login  # noqa: E402
 
 GENERATOR = "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator"
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"  # PATH of every measured process
@@ -402,6 +414,70 @@ class Bench:
             self.say(fmt % ("%s -> %s" % (prev, s), "x%.1f" % (a["files"] / b["files"]),
                             "x%.1f" % (a["assignments"] / b["assignments"]), "x%.1f" % (a["bytes"] / b["bytes"]),
                             "x%.2f" % ri, rm, "x%.2f" % lim, "PASS" if ri <= lim else "MISS"))
+
+    # ---- a whole login ----
+
+    def section_login(self):
+        """bench/login.py's measurement for none, the floor and pam_envd
+        on each tree and LANG; the verdict against 1.08x on the small
+        tree, with the floor's ratio."""
+        self.say("", "== a real login: su -l USER -c true, every process (bench/login.py)")
+        if os.getuid() != 0:
+            self.say("skipped: needs root (useradd, unshare -m, mount)")
+            return
+        missing = [c for c in ("valgrind", "unshare", "mount", "useradd", "userdel", "su", "cc")
+                   if not shutil.which(c)]
+        if missing:
+            self.say("skipped: missing " + " ".join(missing))
+            return
+        module_src = os.environ.get("PAM_ENVD") or os.path.join(self.builddir, "pam_envd", ".libs", "pam_envd.so")
+        if not os.path.isfile(module_src) or not os.access(self.envd, os.X_OK):
+            self.die("no module at %s or no envd at %s (build them with ./dev build)" % (module_src, self.envd))
+        out = os.path.join(self.out, "login")
+        os.makedirs(out, exist_ok=True)
+        module = os.path.join(out, "pam_envd.so")  # a copy: a rebuild cannot change it mid-run
+        shutil.copy(module_src, module)
+        langs = (os.environ.get("BENCH_LOGIN_LANGS") or "C C.UTF-8").split()
+        sizes = (os.environ.get("BENCH_LOGIN_SIZES") or "small medium").split()
+        runs = int(os.environ.get("BENCH_LOGIN_RUNS") or 3)
+        user = "envdl%07d" % os.getpid()
+        self.say("valgrind --tool=callgrind --trace-children=yes --dump-before=fork, total Ir summed over every",
+                 "process of the login (su with its PAM stack, the module's reader, the login shell and what it",
+                 "runs); median of %d logins per module, the modules taking turns; user %s made for the run;"
+                 % (runs, user),
+                 "none = no pam_envd line in common-session; floor = bench/pam_floor.c writing envd show's",
+                 "variables (the least a module doing this work costs); pam_envd = a copy of " + module_src,
+                 "reading the tree (bench/gen_tree.py: small = 10 files, 40 assignments; medium = 100 files,",
+                 "1,300 assignments)", "")
+        fmt = "%-6s %-10s %-9s %12s %10s %8s %12s"
+        verdicts, details = [], []
+        self.say(fmt % ("tree", "LANG", "module", "Ir/login", "vs none", "x none", "above floor"))
+        for lang in langs:
+            for size in sizes:
+                res = login.logins([("none", None), ("pam_envd", module)], size=size, lang=lang, runs=runs,
+                                   user=user, floor=self.envd, progress=None)
+                ir = res["Ir"]
+                for name in res["names"]:
+                    above = ir[name] - ir["floor"] if name == "pam_envd" else None
+                    self.say(fmt % (size, lang, name, ir[name], "%+d" % (ir[name] - ir["none"]),
+                                    fx(ratio(ir[name], ir["none"])), "%+d" % above if above is not None else ""))
+                    key = "login.%s.%s.%s" % (lang, size, name)
+                    self.figures[key + ".Ir"] = ir[name]
+                    self.figures[key + ".x_none"] = ratio(ir[name], ir["none"])
+                xm, xf = ratio(ir["pam_envd"], ir["none"]), ratio(ir["floor"], ir["none"])
+                self.figures["login.%s.%s.pam_envd.above_floor" % (lang, size)] = ir["pam_envd"] - ir["floor"]
+                line = ("%s tree, LANG=%s: pam_envd %s none, floor %s, pam_envd above the floor %+d Ir (%+.3fx none)"
+                        % (size, lang, fx(xm), fx(xf), ir["pam_envd"] - ir["floor"], xm - xf))
+                if size == "small":
+                    why = ("floor %s: no module doing this work can meet it" % fx(xf) if xf > 1.08
+                           else "floor %s" % fx(xf))
+                    line += "; target 1.08x: %s (%s)" % ("PASS" if xm <= 1.08 else "MISS", why)
+                verdicts.append(line)
+                details.extend(login.breakdown(res, header=not details,
+                                               title="%s tree, LANG=%s:" % (size, lang)))
+        self.say("", "the contract: on the small tree, the login with pam_envd at most 1.08x the login without it",
+                 *("  " + v for v in verdicts))
+        self.say("", *details)
 
     # ---- PAM sessions ----
 
@@ -911,7 +987,7 @@ def main(argv):
     if not argv or len(argv) > 2 or not os.path.isdir(argv[0]):
         sys.exit(__doc__)
     section = argv[1] if len(argv) > 1 else "all"
-    if section not in ("envd", "pam", "all"):
+    if section not in ("envd", "pam", "login", "all"):
         sys.exit(__doc__)
     b = Bench(argv[0])
     b.machine()
@@ -919,6 +995,8 @@ def main(argv):
         b.section_envd()
     if section in ("pam", "all"):
         b.section_pam()
+    if section in ("login", "all"):
+        b.section_login()
     b.say("", "results: " + b.results.name)
     if json_out:
         with open(json_out, "w") as f:
