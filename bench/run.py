@@ -448,7 +448,7 @@ class Bench:
                  "none = no pam_envd line in common-session; floor = bench/pam_floor.c writing envd show's",
                  "variables (the least a module doing this work costs); pam_envd = a copy of " + module_src,
                  "reading the tree (bench/gen_tree.py: small = 10 files, 40 assignments; medium = 100 files,",
-                 "1,300 assignments)", "")
+                 "1,300 assignments); LANG = su's (the login shell gets the PAM environment's: su -l)", "")
         fmt = "%-6s %-10s %-9s %12s %10s %8s %12s"
         verdicts, details = [], []
         self.say(fmt % ("tree", "LANG", "module", "Ir/login", "vs none", "x none", "above floor"))
