@@ -956,15 +956,17 @@ def compare_files(before, after):
         a = json.load(f)
     with open(after) as f:
         b = json.load(f)
-    print("%-32s %16s %16s %9s" % ("figure", "before (%s)" % a.get("commit", "?"),
-                                   "after (%s)" % b.get("commit", "?"), "change"))
-    for k in sorted(set(a) | set(b)):
+    keys = sorted(set(a) | set(b))
+    w = max([32] + [len(k) for k in keys])
+    print("%-*s %16s %16s %9s" % (w, "figure", "before (%s)" % a.get("commit", "?"),
+                                  "after (%s)" % b.get("commit", "?"), "change"))
+    for k in keys:
         if k == "commit":
             continue
         x, y = a.get(k), b.get(k)
         ch = "%+.2f%%" % (100 * (y - x) / x) if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x \
             else "-"
-        print("%-32s %16s %16s %9s" % (k, num(x), num(y), ch))
+        print("%-*s %16s %16s %9s" % (w, k, num(x), num(y), ch))
 
 
 def num(v):
