@@ -48,10 +48,14 @@ copies every callgrind profile there (DIR/cg.NAME.*) for callgrind_annotate.
 The runs of all modules are interleaved (run 1 of each, then run 2 of each,
 ...) and the median of --runs is reported: Ir per login, the difference to
 the first module and that difference as a share of the first module's
-login.  --wall N adds the wall time of the same login without valgrind
-(hyperfine, N runs each, the median, the namespace's own cost included
-alike for every module).  Needs root, valgrind, unshare and useradd (and
-hyperfine for --wall).
+login; in su mode, where the instructions go (the run nearest the
+median): su up to the fork in the module's pam_sm_open_session and after
+it, that function's own share, the module's reader processes and the
+login shell with what it runs.  bench/run.py's login part (./dev bench
+login) calls logins() here.  --wall N adds the wall time of the same
+login without valgrind (hyperfine, N runs each, the median, the
+namespace's own cost included alike for every module).  Needs root,
+valgrind, unshare and useradd (and hyperfine for --wall).
 """
 
 import argparse
