@@ -142,19 +142,26 @@ def pam_dir(work, name, module, system_dirs):
     """A copy of /etc/pam.d whose common-session ends with module's line
     (module: a path, or a path and its arguments for the floor)."""
     d = os.path.join(work, "pam.d." + name)
-    shutil.copytree("/etc/pam.d", d, symlinks=True)
+    os.makedirs(d)
+    # file by file: other tests add and remove services while this runs;
     # a pam_envd already in the system's stacks (an installed package, a
     # test) would be in "none" too: its lines go from the copy
-    for f in os.listdir(d):
-        path = os.path.join(d, f)
-        if os.path.islink(path) or not os.path.isfile(path):
+    for f in os.listdir("/etc/pam.d"):
+        src, path = os.path.join("/etc/pam.d", f), os.path.join(d, f)
+        try:
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), path)
+                continue
+            if not os.path.isfile(src):
+                continue
+            with open(src, errors="surrogateescape") as fh:
+                lines = fh.readlines()
+        except FileNotFoundError:
             continue
-        with open(path, errors="surrogateescape") as fh:
-            lines = fh.readlines()
         keep = [x for x in lines if x.lstrip().startswith("#") or not re.search(r"pam_envd\.so\b", x)]
-        if keep != lines:
-            with open(path, "w", errors="surrogateescape") as fh:
-                fh.writelines(keep)
+        with open(path, "w", errors="surrogateescape") as fh:
+            fh.writelines(keep)
+        os.chmod(path, 0o644)
     if module:
         line = module if name == "floor" else "%s system_dirs=%s" % (module, system_dirs)
         with open(os.path.join(d, "common-session"), "a") as f:
