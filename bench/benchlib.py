@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
-"""benchlib.py - helpers of bench/run.py: hyperfine and callgrind results,
-and the comparison of envd's output with systemd's generator's."""
+"""benchlib.py - helpers of bench/run.py and bench/login.py: hyperfine and
+callgrind results (the calls of a profile dumped in parts), and the
+comparison of envd's output with systemd's generator's."""
 
+import glob
 import json
 import re
-import subprocess
 
 
 def times_of(path):
@@ -105,18 +106,98 @@ def ir_of(path):
     return total
 
 
-def inclusive(path):
-    """A function REGEX -> the largest inclusive Ir of the functions whose
-    callgrind_annotate line matches REGEX (None when none does)."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
-                         capture_output=True, text=True).stdout.splitlines()
+def parts_of(path):
+    """The part files of one process's callgrind profile, in dump order:
+    PATH.1, PATH.2, ... then PATH itself (--dump-before=fork writes the
+    parts before each fork as PATH.N and the last one, at exit, as PATH)."""
+    n = [x for x in glob.glob(glob.escape(path) + ".*") if x[len(path) + 1:].isdigit()]
+    return sorted(n, key=lambda x: int(x[len(path) + 1:])) + [path]
 
-    def largest(regex):
-        best = None
-        for line in out:
-            w = line.split()
-            if w and re.search(regex, line) and re.fullmatch(r"[0-9,]+", w[0]):
-                n = int(w[0].replace(",", ""))
-                best = n if best is None or n > best else best
-        return best
-    return largest
+
+def header(path, key):
+    """The value of a header line "KEY: value" of a callgrind file."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return line.split(":", 1)[1].strip()
+            if line.startswith(("fn=", "ob=", "fl=")):
+                break
+    return None
+
+
+NAME_KIND = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+             "fn": "fn", "cfn": "fn"}
+
+
+def arcs(paths):
+    """The calls in the parts PATHS of one process (in dump order) as
+    (caller, caller object, callee, callee object, calls, inclusive Ir).
+
+    Read with this rather than callgrind_annotate: callgrind's name
+    compression runs across the parts of a process, so a later part names
+    an object or a file by a number defined only in an earlier part (and
+    callgrind_annotate, reading that part alone, shows "???" there); and a
+    function on the stack when a part was dumped has its cost after the
+    dump in the next part, as a call with calls=0 from its caller."""
+    names = {"ob": {}, "fl": {}, "fn": {}}
+    out = []
+    for path in paths:
+        ob = fn = cob = cfn = None
+        npos, pending = 1, False
+        with open(path) as f:
+            for line in f:
+                c = line[:1]
+                if c.isdigit() or c in "+-*":
+                    if pending:
+                        w = line.split()
+                        ir = int(w[npos]) if len(w) > npos else 0
+                        out.append((fn, ob, cfn, cob if cob is not None else ob, calls, ir))
+                        pending, cob, cfn = False, None, None
+                    continue
+                key, sep, val = line.rstrip("\n").partition("=")
+                if not sep:
+                    if line.startswith("positions:"):
+                        npos = len(line.split()) - 1
+                    continue
+                if key == "calls":
+                    calls, pending = int(val.split()[0]), True
+                    continue
+                kind = NAME_KIND.get(key)
+                if kind is None:
+                    continue
+                m = re.match(r"\((\d+)\)(?: (.*))?$", val)
+                if m:
+                    if m.group(2) is not None:
+                        names[kind][m.group(1)] = m.group(2)
+                    name = names[kind].get(m.group(1), "???")
+                else:
+                    name = val
+                if key == "ob":
+                    ob = name
+                elif key == "fn":
+                    fn = name
+                elif key == "cob":
+                    cob = name
+                elif key == "cfn":
+                    cfn = name
+    return out
+
+
+def inclusive_of(calls, fn, obj=None, caller_obj=None):
+    """The inclusive Ir of the function FN (in an object whose path ends
+    with OBJ) over every part of a process: the sum of the calls into it
+    from other functions (from an object ending with CALLER_OBJ), the calls
+    on the stack at a dump included in every part."""
+    return sum(ir for caller, cob_, callee, ob, _, ir in calls
+               if callee == fn and (obj is None or (ob or "").endswith(obj)) and
+               (caller_obj is None or (cob_ or "").endswith(caller_obj)) and
+               not (caller == fn and cob_ == ob))
+
+
+def entered_in(paths, fn, obj):
+    """The index in PATHS (one process's parts in dump order) of the first
+    part that calls FN of OBJ (calls >= 1), or None."""
+    for i, p in enumerate(paths):
+        if any(callee == fn and (ob or "").endswith(obj) and n > 0 for _, _, callee, ob, n, _ in arcs([p])):
+            return i
+    return None

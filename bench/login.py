@@ -29,7 +29,8 @@ libc calls such as fnmatch(3) cost more under a multibyte locale
 Each measurement runs in a private mount namespace (unshare -m) where a copy
 of /etc/pam.d is bind-mounted over /etc/pam.d; that copy's common-session
 ends with "session optional PATH system_dirs=..." for the module measured
-(nothing for "none").  The real /etc/pam.d is never written.  USER
+(nothing for "none"), and no other line that loads a pam_envd.so (an
+installed package's).  The real /etc/pam.d is never written.  USER
 (default envd-bench) is made with useradd when missing and removed at the
 end unless --keep-user; its ~/.config/environment.d gets the user part of a
 bench/gen_tree.py tree, and system_dirs= points pam_envd at the tree's
@@ -47,15 +48,20 @@ copies every callgrind profile there (DIR/cg.NAME.*) for callgrind_annotate.
 The runs of all modules are interleaved (run 1 of each, then run 2 of each,
 ...) and the median of --runs is reported: Ir per login, the difference to
 the first module and that difference as a share of the first module's
-login.  --wall N adds the wall time of the same login without valgrind
-(hyperfine, N runs each, the median, the namespace's own cost included
-alike for every module).  Needs root, valgrind, unshare and useradd (and
-hyperfine for --wall).
+login; in su mode, where the instructions go (the run nearest the
+median): su up to the fork in the module's pam_sm_open_session and after
+it, that function's own share, the module's reader processes and the
+login shell with what it runs.  bench/run.py's login part (./dev bench
+login) calls logins() here.  --wall N adds the wall time of the same
+login without valgrind (hyperfine, N runs each, the median, the
+namespace's own cost included alike for every module).  Needs root,
+valgrind, unshare and useradd (and hyperfine for --wall).
 """
 
 import argparse
 import os
 import pwd
+import re
 import shlex
 import shutil
 import statistics
@@ -136,7 +142,26 @@ def pam_dir(work, name, module, system_dirs):
     """A copy of /etc/pam.d whose common-session ends with module's line
     (module: a path, or a path and its arguments for the floor)."""
     d = os.path.join(work, "pam.d." + name)
-    shutil.copytree("/etc/pam.d", d, symlinks=True)
+    os.makedirs(d)
+    # file by file: other tests add and remove services while this runs;
+    # a pam_envd already in the system's stacks (an installed package, a
+    # test) would be in "none" too: its lines go from the copy
+    for f in os.listdir("/etc/pam.d"):
+        src, path = os.path.join("/etc/pam.d", f), os.path.join(d, f)
+        try:
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), path)
+                continue
+            if not os.path.isfile(src):
+                continue
+            with open(src, errors="surrogateescape") as fh:
+                lines = fh.readlines()
+        except FileNotFoundError:
+            continue
+        keep = [x for x in lines if x.lstrip().startswith("#") or not re.search(r"pam_envd\.so\b", x)]
+        with open(path, "w", errors="surrogateescape") as fh:
+            fh.writelines(keep)
+        os.chmod(path, 0o644)
     if module:
         line = module if name == "floor" else "%s system_dirs=%s" % (module, system_dirs)
         with open(os.path.join(d, "common-session"), "a") as f:
@@ -185,8 +210,36 @@ def floor_module(work, envd, user):
     return "%s vars=%s" % (so, nul)
 
 
-def measure(work, tag, pamd, mode, user, lang, keep=None):
-    """Ir of one login: the sum over every process valgrind followed."""
+def groups_of(files, pid, so):
+    """Where a login's instructions go, from its profiles FILES: su (pid
+    PID, every part) up to and including the part that ends at the fork in
+    the module SO's pam_sm_open_session (its reader's) and after it, the
+    module's pam_sm_open_session in su (every part), su's children that
+    run no other program (the module's middle process and reader) and the
+    login shell with the commands it runs."""
+    base = [f for f in files if os.path.basename(f) == "callgrind.%d" % pid]
+    if not base:
+        die("no profile of su (pid %d)" % pid)
+    parts = benchlib.parts_of(base[0])
+    cmd = benchlib.header(parts[-1], "cmd")
+    kids = [f for f in files if f not in parts and benchlib.header(f, "cmd") == cmd]
+    shell = [f for f in files if f not in parts and f not in kids]
+    g = {"su": sum(benchlib.ir_of(f) for f in parts),
+         "children": sum(benchlib.ir_of(f) for f in kids),
+         "shell": sum(benchlib.ir_of(f) for f in shell)}
+    if so:
+        k = benchlib.entered_in(parts, "pam_sm_open_session", so)
+        if k is not None:
+            g["su_before"] = sum(benchlib.ir_of(f) for f in parts[:k + 1])
+            g["su_after"] = g["su"] - g["su_before"]
+        g["open_session"] = benchlib.inclusive_of(benchlib.arcs(parts), "pam_sm_open_session", so)
+    return g
+
+
+def measure(work, tag, pamd, mode, user, lang, keep=None, so=None):
+    """Ir of one login: the sum over every process valgrind followed; the
+    number of processes (profile files) and, in su mode, groups_of()'s
+    breakdown (SO: the module's file name, None for none)."""
     out = tempfile.mkdtemp(prefix="cg.%s." % tag, dir=work)
     os.chmod(out, 0o1777)  # the login shell writes its file as the user
     login = login_argv(work, mode, user)
@@ -194,30 +247,33 @@ def measure(work, tag, pamd, mode, user, lang, keep=None):
     # where its parent's were, and would count the parent's work again
     vg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--vgdb=no", "--dump-before=fork",
           "--callgrind-out-file=" + os.path.join(out, "callgrind.%p")]
-    p = subprocess.run(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] + vg + login,
-                       capture_output=True, text=True, env={"PATH": PATH, "LANG": lang},
-                       stdin=subprocess.DEVNULL)
+    # unshare and sh exec: the login's first process keeps this pid
+    p = subprocess.Popen(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] + vg + login,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={"PATH": PATH, "LANG": lang}, stdin=subprocess.DEVNULL)
+    _, err = p.communicate()
     if p.returncode:
-        die("%s login failed (%d): %s" % (tag, p.returncode, p.stderr.strip()[-2000:]))
+        die("%s login failed (%d): %s" % (tag, p.returncode, err.strip()[-2000:]))
     files = [os.path.join(out, f) for f in os.listdir(out)]
     if not files:
         die("no callgrind output for " + tag)
     total = sum(benchlib.ir_of(f) for f in files)
+    groups = groups_of(files, p.pid, so) if mode == "su" else None
     if keep:
         shutil.copytree(out, os.path.join(keep, os.path.basename(out)), dirs_exist_ok=True)
     shutil.rmtree(out)
-    return total, len(files)
+    return total, len(files), groups
 
 
-def main():
-    a, mods = parse_args()
-    if os.geteuid() != 0:
-        die("needs root (useradd, unshare -m, mount)")
-    for c in ("valgrind", "unshare", "mount", "useradd", "userdel") + \
-            (("pamtester",) if a.mode == "pamtester" else ("su",)):
-        if not shutil.which(c):
-            die("missing: " + c)
-    made = ensure_user(a.user)
+def logins(mods, size="medium", lang="C", runs=3, mode="su", user="envd-bench", floor=None,
+           keep=None, wall=0, keep_user=False, progress=sys.stderr):
+    """Measures a login with each of MODS ([(name, path or None)], "none"
+    first) and, with FLOOR (a built envd), the floor second.  Returns a
+    dict: "Ir" the median per name, "procs" the processes of a login,
+    "groups" groups_of() of the run nearest the median per name (su mode),
+    "wall_ms" per name (WALL > 0) and "names" in order."""
+    mods = list(mods)
+    made = ensure_user(user)
     work = tempfile.mkdtemp(prefix="envd-login.")
     os.chmod(work, 0o755)
     try:
@@ -225,33 +281,89 @@ def main():
         # needs none)
         shutil.copyfile(shutil.which("su"), os.path.join(work, "su"))
         os.chmod(os.path.join(work, "su"), 0o755)
-        system_dirs = make_tree(work, a.size, a.user)
-        if a.floor:
-            mods.insert(1, ("floor", floor_module(work, os.path.abspath(a.floor), a.user)))
-        if a.keep_profiles:
-            os.makedirs(a.keep_profiles, exist_ok=True)
+        system_dirs = make_tree(work, size, user)
+        if floor:
+            mods.insert(1, ("floor", floor_module(work, os.path.abspath(floor), user)))
+        if keep:
+            os.makedirs(keep, exist_ok=True)
         dirs = {name: pam_dir(work, name, path, system_dirs) for name, path in mods}
+        sos = {name: os.path.basename(path.split()[0]) if path else None for name, path in mods}
         ir = {name: [] for name, _ in mods}
+        groups = {name: [] for name, _ in mods}
         procs = {}
-        for r in range(a.runs):
+        for r in range(runs):
             for name, _ in mods:
-                n, procs[name] = measure(work, name, dirs[name], a.mode, a.user, a.lang,
-                                         a.keep_profiles)
+                n, procs[name], g = measure(work, name, dirs[name], mode, user, lang, keep, sos[name])
                 ir[name].append(n)
-                print("run %d %-12s %d" % (r + 1, name, n), file=sys.stderr, flush=True)
-        wall = {}
-        if a.wall > 0:
+                groups[name].append((n, g))
+                if progress:
+                    print("run %d %-12s %d" % (r + 1, name, n), file=progress, flush=True)
+        wall_t = {}
+        if wall > 0:
             if not shutil.which("hyperfine"):
                 die("--wall needs hyperfine")
             for name, _ in mods:
-                wall[name] = wall_ms(work, name, dirs[name], a.mode, a.user, a.wall, a.lang)
+                wall_t[name] = wall_ms(work, name, dirs[name], mode, user, wall, lang)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        if made and not a.keep_user:
-            subprocess.call(["userdel", "-r", a.user], stdout=subprocess.DEVNULL,
+        if made and not keep_user:
+            subprocess.call(["userdel", "-r", user], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-
     med = {name: int(statistics.median(v)) for name, v in ir.items()}
+    brk = {name: min(v, key=lambda x: abs(x[0] - med[name]))[1] for name, v in groups.items()}
+    return {"Ir": med, "procs": procs, "groups": brk, "wall_ms": wall_t, "names": [n for n, _ in mods]}
+
+
+def check_tools(mode):
+    """Dies unless root with every command a login measurement needs."""
+    if os.geteuid() != 0:
+        die("needs root (useradd, unshare -m, mount)")
+    for c in ("valgrind", "unshare", "mount", "useradd", "userdel") + \
+            (("pamtester",) if mode == "pamtester" else ("su",)):
+        if not shutil.which(c):
+            die("missing: " + c)
+
+
+def breakdown(res, header=True, title=None):
+    """The lines of a breakdown of logins()'s result RES (su mode): where
+    each login's instructions go, and what each module adds over none
+    (HEADER: with the lines that explain the columns; TITLE: a line
+    before the table)."""
+    names, g = res["names"], res["groups"]
+    if any(g[n] is None for n in names):
+        return []
+    fmt = "%-10s %12s %12s %12s %13s %10s %12s"
+    out = []
+    if header:
+        out += ["where the instructions go (the run nearest the median): su = the su process, every part;",
+                "  before/after fork = su's parts up to the fork in the module's pam_sm_open_session (for its",
+                "  reader) and after it; open_session = the module's pam_sm_open_session in su; children = the",
+                "  module's middle process and reader (su's children that exec nothing); shell = the login",
+                "  shell and what it runs"]
+    if title:
+        out.append(title)
+    out.append(fmt % ("module", "su", "before fork", "after fork", "open_session", "children", "shell"))
+    for n in names:
+        x = g[n]
+        out.append(fmt % (n, x["su"], x.get("su_before", "-"), x.get("su_after", "-"),
+                          x.get("open_session", "-"), x["children"], x["shell"]))
+    z = g["none"]
+    for n in names[1:]:
+        x = g[n]
+        su, mod = x["su"] - z["su"], x.get("open_session", 0)
+        out.append("  %s over none: su %+d (open_session %d, the rest of su %+d: loading the module, "
+                   "libpam, su's copy of the PAM environment), children %+d, shell %+d"
+                   % (n, su, mod, su - mod, x["children"] - z["children"], x["shell"] - z["shell"]))
+    return out
+
+
+def main():
+    a, mods = parse_args()
+    check_tools(a.mode)
+    res = logins(mods, a.size, a.lang, a.runs, a.mode, a.user, a.floor, a.keep_profiles, a.wall,
+                 a.keep_user)
+    med, procs, wall = res["Ir"], res["procs"], res["wall_ms"]
+    mods = [(n, None) for n in res["names"]]
     first = [m for m in mods if m[0] not in ("none", "floor")] or mods
     first = first[0][0]
     print("login: %s, tree %s, LANG %s, user %s, median of %d runs, Ir summed over %d "
@@ -264,6 +376,8 @@ def main():
         df = m - med[first]
         print("%-14s %14d %+12d %+8.2f%% %7.3fx %+12d %+8.2f%%" %
               (name, m, dn, 100.0 * dn / m, m / med["none"], df, 100.0 * df / med[first]))
+    for line in breakdown(res):
+        print(line)
     if wall:
         print("wall time (hyperfine, median of %d, no valgrind)" % a.wall)
         print("%-14s %10s %10s %9s" % ("module", "ms/login", "vs none", "%"))
