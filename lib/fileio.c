@@ -72,21 +72,28 @@ static void note_owner(const struct envd_check *chk, uid_t uid)
 		chk->detail->owner = uid;
 }
 
-static void note_dir(const struct envd_check *chk, int fd, const struct stat *st)
+/* The directory fd that a refusal is about, for its message: owner, mode
+ * and path (the text of /proc/self/fd/N, not followed; none when it cannot
+ * be read).  0, or -ENOMEM: out of memory is the caller's failure, as for
+ * every other call of the walk. */
+static int note_dir(const struct envd_check *chk, int fd, const struct stat *st)
 {
 	struct envd_detail *d = chk->detail;
 	char link[64];
 	ssize_t n;
 
 	if (!d)
-		return;
+		return 0;
 	d->owner = st->st_uid;
 	d->others_write = (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlinkat(AT_FDCWD, link, d->where, sizeof(d->where));
+	if (n < 0 && errno == ENOMEM)
+		return -ENOMEM;
 	if (n <= 0 || (size_t)n >= sizeof(d->where) || d->where[0] != '/')
 		n = 0;
 	d->where[n] = '\0';
+	return 0;
 }
 
 static bool is_dev_null(const struct stat *st)
@@ -202,8 +209,8 @@ static int check_parents(int fd, const struct envd_check *chk, enum envd_reason 
 			r = refused(reason, ENVD_R_PARENT_OWNER);
 		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) && envd_others_write(chk, &up))
 			r = refused(reason, ENVD_R_PARENT_WRITABLE);
-		if (r == -EPERM)
-			note_dir(chk, cfd, &up);
+		if (r == -EPERM && note_dir(chk, cfd, &up) < 0)
+			r = failed(ENOMEM, reason, ENVD_R_PARENT_EXAMINE);
 		cur = up;
 	}
 	if (cfd != fd)
@@ -275,7 +282,8 @@ static int entered(const struct envd_check *chk, int fd)
 		return -errno;
 	if (safe_dir(chk, &st))
 		return 0;
-	note_dir(chk, fd, &st);
+	if (note_dir(chk, fd, &st) < 0)
+		return -ENOMEM;
 	return -ERR_UNSAFE_DIR;
 }
 
