@@ -144,6 +144,21 @@ static int bad_name(struct loader *ld, const char *key, size_t len)
 	return 0;
 }
 
+/* The bytes a value of name may have: "NAME=VALUE" and its NUL within
+ * entry_bytes (none when the name alone leaves no room for them).  The one
+ * statement of that limit: the expansion stops at it, and every value is
+ * held to it (store_value). */
+static size_t value_room(const struct envd_limits *lim, size_t name_len)
+{
+	return lim->entry_bytes > name_len + 1 ? lim->entry_bytes - name_len - 1 : 0;
+}
+
+static void too_long(struct loader *ld, const char *name)
+{
+	envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+	           "%s would be longer than %zu bytes, skipped", name, ld->cfg->limits.entry_bytes);
+}
+
 /* Expands raw into ld->xbuf. */
 static int expand_value(struct loader *ld, const char *name, size_t name_len, const char *raw,
                         size_t raw_len)
@@ -151,7 +166,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_expand_state st = {
 	    .budget = ld->expansion_left,
-	    .max_out = lim->entry_bytes > name_len + 1 ? lim->entry_bytes - name_len - 1 : 0,
+	    .max_out = value_room(lim, name_len),
 	    .max_depth = lim->depth,
 	    .lookup = lookup,
 	    .lookup_data = ld,
@@ -171,8 +186,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 		           "expansions skipped",
 		           lim->expansion_bytes, name);
 	} else if (r == -E2BIG && st.budget)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+		too_long(ld, name);
 	else if (r == -E2BIG)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
 		           "expansion limit reached: %s skipped", name);
@@ -203,9 +217,8 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 	struct envd_store *s = &ld->res->store;
 	int r;
 
-	if (name_len + 1 + vlen > lim->entry_bytes) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped", name, lim->entry_bytes);
+	if (name_len >= lim->entry_bytes || vlen > value_room(lim, name_len)) {
+		too_long(ld, name);
 		return 0;
 	}
 	if (!result_fits(s, lim->result_bytes, name, name_len, h, vlen)) {
@@ -274,16 +287,6 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           key_len > SHOWN_PREFIX ? "; the name's rest is not shown" : "");
 		return 0;
 	}
-	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, NULL))) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
-		           "%s refused: %s", name, why);
-		return 0;
-	}
-	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
-		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
-		           "%s is already set and kept (nooverwrite)", name);
-		return 0;
-	}
 	if (cfg->flags & ENVD_LINT)
 		envd_lint_raw(ld, name, value, value_len);
 	/* without a '$' the expansion is the value itself */
@@ -302,15 +305,20 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		v = ld->xbuf.data ? ld->xbuf.data : "";
 		vlen = ld->xbuf.len;
 	}
-	if (!envd_utf8_valid(v, vlen)) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
-		           "value of %s is not valid UTF-8, skipped", name);
-		return 0;
-	}
-	/* what depends on the value (TZ) */
+	/* the user policy, once, on the name and the value it would get */
 	if (ld->user_side && (why = envd_policy_check(cfg->policy, name, v))) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_REFUSED, ld->file, line, name,
 		           "%s refused: %s", name, why);
+		return 0;
+	}
+	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
+		           "%s is already set and kept (nooverwrite)", name);
+		return 0;
+	}
+	if (!envd_utf8_valid(v, vlen)) {
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
+		           "value of %s is not valid UTF-8, skipped", name);
 		return 0;
 	}
 	if (cfg->flags & ENVD_LINT)
