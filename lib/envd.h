@@ -409,19 +409,42 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
 
-/* Reads the file at path (absolute, or relative to the working directory)
- * as envd_load reads a user's file: its links walked by their text (no
- * /proc magic link, no link another user planted in a sticky directory),
- * opened without blocking, checked on the descriptor to be a regular file
- * owned by owner or root and writable by no one else, at most max bytes.
- * as NULL: in this process, with its own credentials; else in a child
- * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS), whose
- * answer is checked as input.  Returns 0 with *data malloc'd (NULL for an
- * empty file), or a negative errno with *reason: -EPERM refused by a
- * check, -EINVAL not a file (/dev/null, a directory, a dangling link),
- * -EFBIG over max, -ETIMEDOUT, -ENOMEM, another errno. */
-int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, const char **reason);
+/* One file read as envd_load reads a user's file: its links walked by
+ * their text (no /proc magic link, no link another user planted in a
+ * sticky directory), opened without blocking, checked on the descriptor
+ * to be a regular file owned by owner or root and writable by no one
+ * else, at most max bytes. */
+struct envd_path_read {
+	/* NULL: in this process, with its own credentials; else in a child
+	 * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS),
+	 * whose answer is checked as input. */
+	const struct envd_ids *as;
+	uid_t owner;
+	/* No owner and no write rule, the others still hold: root's own
+	 * configuration read as the program that reads it would (envd
+	 * audit's PAM files). */
+	bool any_owner;
+	size_t max;
+	/* What was found: data malloc'd and NUL-terminated (NULL for an empty
+	 * file), reason when
+	 * it could not be read, the file's device and inode. */
+	char *data;
+	size_t len;
+	const char *reason;
+	dev_t dev;
+	ino_t ino;
+};
+/* Returns 0, or a negative errno with rd->reason: -EPERM refused by a
+ * check, -ENOENT no such file (a dangling link included), -EINVAL not a
+ * file (/dev/null, a directory), -EFBIG over max, -ETIMEDOUT, -ENOMEM,
+ * another errno. */
+int envd_read_path(const char *path, struct envd_path_read *rd);
+/* Reads fd to its end, at most max bytes, into *data (malloc'd; hint: the
+ * size expected, 0 when unknown): the capped read of every file above,
+ * for a descriptor the caller was given (a pipe on standard input).
+ * Returns 0 (*data NUL-terminated after its *len bytes), -EFBIG over max,
+ * -ENOMEM or read's errno. */
+int envd_read_fd(int fd, size_t max, size_t hint, char **data, size_t *len);
 
 /* ---- a growable byte buffer with a hard cap (buf.c) ---- */
 

@@ -202,6 +202,11 @@ struct envd_check {
 	 * followed, is owned by an allowed owner (or root) and writable by no
 	 * one else, unless root's and sticky. */
 	bool safe_dirs;
+	/* No owner and no write rule: a file root reads as configuration it
+	 * already trusts, as the program that reads it would (envd audit's
+	 * PAM files).  The walk's rules, the type, the file system and the
+	 * cap still hold. */
+	bool any_owner;
 	struct envd_walk *walk; /* the side's link budget, or NULL: no budget */
 };
 
@@ -214,15 +219,16 @@ struct envd_check {
  * directory's device. */
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
                   enum envd_reason *reason, dev_t *dev);
-/* Opens name in dirfd, checks the descriptor and reads at most max bytes
- * into a malloc'd buffer.  Returns 0
- * with the contents in *data and *len (*data NULL for an empty file),
- * ENVD_READ_MASKS when the entry is no file to read and only masks its
- * name (/dev/null, a directory, a dangling link: *reason says which);
- * else a negative errno with *reason: -EPERM (refused by a
- * check), -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM,
- * another errno (cannot be opened, examined or read). */
-#define ENVD_READ_MASKS 1
+/* What envd_read_file found: the contents (malloc'd, NULL for none), why
+ * there are none, and which file it was (its device and inode, for a
+ * caller that follows includes). */
+struct envd_read {
+	char *data;
+	size_t len;
+	enum envd_reason reason;
+	dev_t dev;
+	ino_t ino;
+};
 /* What the listing knew of an entry: its d_type (DT_REG opens it at once,
  * without the walk) and its directory's device (a file on the same one
  * needs no fstatfs of its own). */
@@ -231,8 +237,16 @@ struct envd_entry_hint {
 	bool dev_known;
 	dev_t dir_dev;
 };
+/* Opens name in dirfd (or a path: AT_FDCWD), checks the descriptor and
+ * reads at most max bytes: the one reader of every file the tree reads.
+ * Returns 0 with the contents in out (data NULL for an empty file),
+ * ENVD_READ_MASKS when the entry is no file to read and only masks its
+ * name (/dev/null, a directory, a dangling link: out->reason says which);
+ * else a negative errno with out->reason: -EPERM (refused by a check),
+ * -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM, another
+ * errno (cannot be opened, examined or read). */
+#define ENVD_READ_MASKS 1
 int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
-                   const struct envd_check *chk, size_t max, char **data, size_t *len,
-                   enum envd_reason *reason);
+                   const struct envd_check *chk, size_t max, struct envd_read *out);
 
 #endif

@@ -54,6 +54,7 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	struct envd_entry_hint hint = {.type = e->type, .dev_known = true, .dir_dev = dev};
 	const struct envd_limits *lim = &ld->cfg->limits;
 	size_t max = lim->file_bytes;
+	struct envd_read got;
 	int r;
 
 	e->status = ENVD_SCAN_SKIPPED;
@@ -64,7 +65,10 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, &hint, chk, max, &e->data, &e->len, &e->reason);
+	r = envd_read_file(dirfd, e->name, &hint, chk, max, &got);
+	e->data = got.data;
+	e->len = got.len;
+	e->reason = got.reason;
 	if (r == -ENOMEM)
 		return r;
 	if (r == 0 && e->data) {
@@ -397,6 +401,7 @@ struct rec_end {
 struct rec_path {
 	int32_t r;
 	uint32_t reason;
+	uint64_t dev, ino;
 };
 
 static int put_rec(struct envd_buf *b, enum rec_type type, const void *fixed, size_t fn,
@@ -757,45 +762,45 @@ int envd_read_user(struct loader *ld)
 	return r;
 }
 
-/* ---- one file of the user's (envd import-pam-environment --as) ---- */
+/* ---- one file: envd import-pam-environment (--as), envd audit ---- */
+
+static int read_path_here(const char *path, const struct envd_path_read *rd, size_t max,
+                          struct envd_read *got)
+{
+	struct envd_check chk = {
+	    .owner_a = rd->owner, .owner_b = 0, .group_ok = (gid_t)-1, .any_owner = rd->any_owner};
+
+	return envd_read_file(AT_FDCWD, path, NULL, &chk, max, got);
+}
 
 struct path_work {
 	const char *path;
-	uid_t owner;
+	const struct envd_path_read *rd;
 	size_t max;
 };
-
-static int read_path_here(const struct path_work *w, char **data, size_t *len,
-                          enum envd_reason *why)
-{
-	struct envd_check chk = {.owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1};
-
-	return envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
-}
 
 static int path_work(int fd, void *data)
 {
 	const struct path_work *w = data;
+	struct envd_read got;
 	struct rec_path p;
 	struct envd_buf out;
-	enum envd_reason why = ENVD_R_NONE;
-	char *text = NULL;
-	size_t len = 0;
 	int r;
 
 	memset(&p, 0, sizeof(p));
-	p.r = read_path_here(w, &text, &len, &why);
-	p.reason = why;
+	p.r = read_path_here(w->path, w->rd, w->max, &got);
+	p.reason = got.reason;
+	p.dev = got.dev;
+	p.ino = got.ino;
 	envd_buf_init(&out, 0);
-	r = put_rec(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
+	r = put_rec(&out, REC_PATH, &p, sizeof(p), got.data, got.len, NULL, 0);
 	if (r == 0)
 		r = write_all(fd, out.data, out.len);
 	return r;
 }
 
 /* The child's one record.  Returns what it says, or -EBADMSG. */
-static int decode_path(const char *in, size_t n, size_t max, char **data, size_t *len,
-                       enum envd_reason *why)
+static int decode_path(const char *in, size_t n, size_t max, struct envd_read *got)
 {
 	struct rec_path p;
 	const char *body;
@@ -810,51 +815,64 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 	if (p.reason >= ENVD_R_COUNT || p.r > ENVD_READ_MASKS || p.r <= -4096 ||
 	    (p.r != 0 && blen != 0) || blen > max)
 		return -EBADMSG;
-	*why = (enum envd_reason)p.reason;
+	got->reason = (enum envd_reason)p.reason;
+	got->dev = (dev_t)p.dev;
+	got->ino = (ino_t)p.ino;
 	if (p.r == 0 && blen > 0) {
-		*data = envd_memdup0(body + sizeof(p), blen);
-		if (*data == NULL)
+		got->data = envd_memdup0(body + sizeof(p), blen);
+		if (got->data == NULL)
 			return -ENOMEM;
-		*len = blen;
+		got->len = blen;
 	}
 	return p.r;
 }
 
-int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, const char **reason)
+/* Through a child with rd->as's credentials. */
+static int read_path_child(const char *path, const struct envd_path_read *rd, size_t max,
+                           struct envd_read *got)
 {
-	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
-	struct path_work w = {
-	    .path = path, .owner = owner, .max = max > SIZE_MAX / 8 ? SIZE_MAX / 8 : max};
-	enum envd_reason why = ENVD_R_NONE;
+	struct path_work w = {.path = path, .rd = rd, .max = max};
+	struct envd_child c = {.ids = rd->as,
+	                       .budget_ms = ENVD_MAX_USER_MS,
+	                       .memory_bytes = sat_add(sat_mul(max, 3), 64u << 20),
+	                       .work = path_work,
+	                       .data = &w};
+	struct envd_buf in;
 	int r;
 
-	*data = NULL;
-	*len = 0;
-	if (as == NULL) {
-		r = read_path_here(&w, data, len, &why);
-	} else {
-		struct envd_child c = {.ids = as,
-		                       .budget_ms = ENVD_MAX_USER_MS,
-		                       .memory_bytes = sat_add(sat_mul(w.max, 3), 64u << 20),
-		                       .work = path_work,
-		                       .data = &w};
-		struct envd_buf in;
+	envd_buf_init(&in, sat_add(max, 64));
+	r = envd_child_run(&c, &in);
+	if (r == 0)
+		r = decode_path(in.data, in.len, max, got);
+	else if (r == -ETIMEDOUT)
+		got->reason = ENVD_R_LATE;
+	else if (r != -ENOMEM)
+		got->reason = ENVD_R_OPEN;
+	if (in.data)
+		explicit_bzero(in.data, in.len);
+	envd_buf_free(&in);
+	if (r == -EBADMSG || r == -EMSGSIZE)
+		got->reason = ENVD_R_OPEN;
+	return r;
+}
 
-		envd_buf_init(&in, sat_add(w.max, 64));
-		r = envd_child_run(&c, &in);
-		if (r == 0)
-			r = decode_path(in.data, in.len, w.max, data, len, &why);
-		else if (r == -ETIMEDOUT)
-			why = ENVD_R_LATE;
-		else if (r != -ENOMEM)
-			why = ENVD_R_OPEN;
-		if (in.data)
-			explicit_bzero(in.data, in.len);
-		envd_buf_free(&in);
-		if (r == -EBADMSG || r == -EMSGSIZE)
-			why = ENVD_R_OPEN;
+int envd_read_path(const char *path, struct envd_path_read *rd)
+{
+	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
+	size_t max = rd->max > SIZE_MAX / 8 ? SIZE_MAX / 8 : rd->max;
+	struct envd_read got = {.reason = ENVD_R_NONE};
+	int r;
+
+	r = rd->as == NULL ? read_path_here(path, rd, max, &got)
+	                   : read_path_child(path, rd, max, &got);
+	if (r == ENVD_READ_MASKS && got.reason == ENVD_R_DANGLING) {
+		r = -ENOENT; /* no file: a single file masks nothing */
+		got.reason = ENVD_R_MISSING;
 	}
-	*reason = why == ENVD_R_NONE ? NULL : envd_reason_text(why);
+	rd->data = got.data;
+	rd->len = got.len;
+	rd->dev = got.dev;
+	rd->ino = got.ino;
+	rd->reason = got.reason == ENVD_R_NONE ? NULL : envd_reason_text(got.reason);
 	return r == ENVD_READ_MASKS ? -EINVAL : r;
 }

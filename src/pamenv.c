@@ -43,47 +43,27 @@
 #include "escape.h"
 #include "pamenv.h"
 
-#define IMPORT_MAX (1024u * 1024u) /* bytes read from the file */
-
 /* ---- reading the file ---- */
 
-/* A user runs this on their own file: no ownership checks, but no FIFO or
- * device either (O_NONBLOCK keeps the open from hanging on one). */
-static int read_all(int fd, struct envd_buf *buf)
-{
-	char chunk[8192];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		if (buf->len + (size_t)n > IMPORT_MAX)
-			return -EFBIG;
-		if (envd_buf_append(buf, chunk, (size_t)n) < 0)
-			return -ENOMEM;
-	}
-}
-
+/* At most ENVD_MAX_FILE_BYTES, as any file of environment.d.  Standard
+ * input is the caller's own pipe or file: read with the same cap and no
+ * checks. */
 int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
                      struct envd_buf *buf, const char **reason)
 {
-	char *data = NULL;
-	size_t len = 0;
+	struct envd_path_read rd = {.as = as, .owner = reader, .max = ENVD_MAX_FILE_BYTES};
 	int r;
 
 	*reason = NULL;
 	if (strcmp(path, "-") == 0)
-		return read_all(STDIN_FILENO, buf);
-	r = envd_read_path(path, as, reader, IMPORT_MAX, &data, &len, reason);
-	if (r == 0 && data != NULL) {
-		r = envd_buf_append(buf, data, len) < 0 ? -ENOMEM : 0;
-		explicit_bzero(data, len);
-		free(data);
+		r = envd_read_fd(STDIN_FILENO, rd.max, 0, &rd.data, &rd.len);
+	else
+		r = envd_read_path(path, &rd);
+	*reason = rd.reason;
+	if (r == 0 && rd.data != NULL) {
+		r = envd_buf_append(buf, rd.data, rd.len) < 0 ? -ENOMEM : 0;
+		explicit_bzero(rd.data, rd.len);
+		free(rd.data);
 	}
 	return r;
 }
