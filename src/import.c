@@ -20,6 +20,7 @@
 
 #include "envd.h"
 #include "escape.h"
+#include "output.h"
 #include "import.h"
 #include "pamenv.h"
 
@@ -190,7 +191,7 @@ __attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char 
 	/* names and text from the file: nothing may end the comment early */
 	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 || envd_buf_puts(&c->notes, kind) < 0 ||
 	    envd_buf_puts(&c->notes, ": ") < 0 ||
-	    esc_append(&c->notes, tmp, strlen(tmp), ESC_C | ESC_KEEP_TAB) < 0 ||
+	    envd_esc_append(&c->notes, tmp, strlen(tmp), ENVD_ESC_C | ENVD_ESC_KEEP_TAB) < 0 ||
 	    envd_buf_puts(&c->notes, "\n") < 0)
 		return -ENOMEM;
 	return 0;
@@ -575,7 +576,7 @@ static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 		return r;
 	/* environment.d has no escape for a control character, and envd
 	 * writes none raw (escape.c); a tab drives no terminal */
-	if (esc_needed(c->val.data, c->val.len, ESC_KEEP_TAB)) {
+	if (envd_esc_needed(c->val.data, c->val.len, ENVD_ESC_KEEP_TAB)) {
 		return not_translated(
 		    c, lg, ln,
 		    memchr(c->val.data, '\r', c->val.len)
@@ -722,7 +723,7 @@ static int default_file(const struct passwd *pw, char **path)
 static void say_read_error(const char *file, int r, const char *reason)
 {
 	fputs("envd: ", stderr);
-	esc_put(stderr, file, strlen(file), ESC_C | ESC_BACKSLASH);
+	print_escaped(stderr, file, strlen(file), ENVD_ESC_C | ENVD_ESC_BACKSLASH);
 	fputs(": ", stderr);
 	if (r == -EFBIG)
 		fputs("larger than 1 MiB", stderr);

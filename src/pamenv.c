@@ -41,6 +41,7 @@
 
 #include "envd.h"
 #include "escape.h"
+#include "output.h"
 #include "pamenv.h"
 
 /* ---- reading the file ---- */
@@ -80,7 +81,7 @@ void pamenv_put_comment_text(FILE *out, const char *s, size_t n)
 		n--;
 	if (n && s[n - 1] == '\r')
 		n--;
-	esc_put(out, s, n, ESC_C | ESC_KEEP_TAB);
+	print_escaped(out, s, n, ENVD_ESC_C | ENVD_ESC_KEEP_TAB);
 	fputc('\n', out);
 }
 
