@@ -38,6 +38,7 @@
 #include "internal.h"
 
 #define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+#define MASKS      1 /* an entry that only masks its name (read_entry) */
 
 /* A failed call's errno as this file returns it, with the reason given for
  * it: EPERM only ever means "refused by a check" here, so a call's own
@@ -543,7 +544,7 @@ static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_
 		r = failed(errno, &out->reason, ENVD_R_EXAMINE);
 	else if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
 		out->reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
-		r = ENVD_READ_MASKS;
+		r = MASKS;
 	} else if (!S_ISREG(st.st_mode))
 		r = refused(&out->reason, ENVD_R_NOT_REGULAR);
 	else if (!owner_ok(chk, st.st_uid))
@@ -567,14 +568,15 @@ static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_
 	return r;
 }
 
-int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
-                   const struct envd_check *chk, size_t max, struct envd_read *out)
+/* The reading of envd_read_file: 0 read (out->data NULL: empty), MASKS,
+ * or a negative errno, each with out->reason. */
+static int read_entry(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                      const struct envd_check *chk, size_t max, struct envd_read *out)
 {
 	struct walked w = {.dirfd = -1};
 	struct stat st;
 	int fd, r;
 
-	*out = (struct envd_read){.reason = ENVD_R_NONE};
 	/* A listed regular file is opened at once (O_NOFOLLOW: a link swapped
 	 * in fails with ELOOP and takes the walk below), and every check is
 	 * made on the descriptor: openat, fstat, read to the end, close. */
@@ -593,7 +595,7 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 	r = walk(dirfd, name, chk, &w);
 	if (r == -ENOENT) {
 		out->reason = ENVD_R_DANGLING;
-		return ENVD_READ_MASKS;
+		return MASKS;
 	}
 	if (r < 0) {
 		out->reason = open_reason(r);
@@ -604,14 +606,14 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 		close(w.dirfd);
 		if (r == ENOENT) {
 			out->reason = ENVD_R_DANGLING;
-			return ENVD_READ_MASKS;
+			return MASKS;
 		}
 		return failed(r, &out->reason, r == EACCES ? ENVD_R_DENIED : ENVD_R_EXAMINE);
 	}
 	if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
 		close(w.dirfd);
 		out->reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
-		return ENVD_READ_MASKS;
+		return MASKS;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(w.dirfd);
@@ -626,4 +628,25 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 		return walk_result(fd);
 	}
 	return read_opened(fd, chk, false, 0, max, out);
+}
+
+enum envd_file_state envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                                    const struct envd_check *chk, size_t max, struct envd_read *out)
+{
+	int r;
+
+	*out = (struct envd_read){.reason = ENVD_R_NONE, .code = ENVD_C_NONE};
+	r = read_entry(dirfd, name, hint, chk, max, out);
+	if (r == 0 && out->data != NULL)
+		out->state = ENVD_FILE_USED;
+	else if (r >= 0)
+		out->state = ENVD_FILE_MASKS;
+	else {
+		out->state = ENVD_FILE_SKIPPED;
+		out->err = r;
+		out->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
+		            : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
+		                                          : ENVD_C_FILE_ERROR;
+	}
+	return out->state;
 }

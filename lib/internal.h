@@ -219,13 +219,22 @@ struct envd_check {
  * directory's device. */
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
                   enum envd_reason *reason, dev_t *dev);
-/* What envd_read_file found: the contents (malloc'd, NULL for none), why
- * there are none, and which file it was (its device and inode, for a
- * caller that follows includes). */
+/* What envd_read_file found: the file's state (the one enum a file has
+ * from the reader through the scan to the result): USED with its contents
+ * (malloc'd, NUL-terminated), MASKS when it is no file to read and only
+ * masks its name (empty, /dev/null, a directory, a dangling link: reason
+ * says which), SKIPPED with the reason, the diagnostic's code and the
+ * errno (-EPERM refused by a check, -EFBIG over the cap, -EMLINK the link
+ * budget ran out, -ENOMEM, another errno: cannot be opened, examined or
+ * read); and which file it was (its device and inode, for a caller that
+ * follows includes). */
 struct envd_read {
+	enum envd_file_state state;
 	char *data;
 	size_t len;
 	enum envd_reason reason;
+	enum envd_code code;
+	int err;
 	dev_t dev;
 	ino_t ino;
 };
@@ -239,14 +248,9 @@ struct envd_entry_hint {
 };
 /* Opens name in dirfd (or a path: AT_FDCWD), checks the descriptor and
  * reads at most max bytes: the one reader of every file the tree reads.
- * Returns 0 with the contents in out (data NULL for an empty file),
- * ENVD_READ_MASKS when the entry is no file to read and only masks its
- * name (/dev/null, a directory, a dangling link: out->reason says which);
- * else a negative errno with out->reason: -EPERM (refused by a check),
- * -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM, another
- * errno (cannot be opened, examined or read). */
-#define ENVD_READ_MASKS 1
-int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
-                   const struct envd_check *chk, size_t max, struct envd_read *out);
+ * Returns out->state. */
+enum envd_file_state envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                                    const struct envd_check *chk, size_t max,
+                                    struct envd_read *out);
 
 #endif

@@ -330,11 +330,6 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 
 static int add_file(struct loader *ld, struct envd_scan_entry *e)
 {
-	static const enum envd_file_state state_of[] = {
-	    [ENVD_SCAN_PENDING] = ENVD_FILE_SKIPPED, [ENVD_SCAN_READ] = ENVD_FILE_USED,
-	    [ENVD_SCAN_MASKS] = ENVD_FILE_MASKS,     [ENVD_SCAN_SKIPPED] = ENVD_FILE_SKIPPED,
-	    [ENVD_SCAN_MASKED] = ENVD_FILE_MASKED,
-	};
 	struct envd_result *res = ld->res;
 	struct envd_file *f;
 	char *path = envd_join(ld->dir_paths[e->dir], '/', e->name);
@@ -344,15 +339,11 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	f = &res->files[res->nfiles++];
 	f->path = path;
 	f->basename = path + strlen(ld->dir_paths[e->dir]) + 1;
-	f->state = state_of[e->status];
+	f->state = e->state;
 	f->user_side = ld->cfg->user_dir && e->dir == 0;
 	f->masked_by = NULL;
 	f->reason = e->reason == ENVD_R_NONE ? NULL : envd_reason_text(e->reason);
-	f->empty = e->empty;
-	if (e->status == ENVD_SCAN_PENDING) {
-		f->reason = envd_reason_text(ENVD_R_NOT_READ);
-		e->code = ENVD_C_FILE_ERROR;
-	}
+	f->empty = e->state == ENVD_FILE_MASKS && e->reason == ENVD_R_EMPTY;
 	return 0;
 }
 
@@ -361,24 +352,23 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 {
 	int r;
 
-	switch (e->status) {
-	case ENVD_SCAN_MASKED:
+	switch (e->state) {
+	case ENVD_FILE_MASKED:
 		/* the entry of the directory with the highest precedence */
 		f->masked_by = ld->res->files[e->masked_by - ld->scan.v].path;
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "masked by %s", f->masked_by);
 		return 0;
-	case ENVD_SCAN_MASKS:
+	case ENVD_FILE_MASKS:
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "reads nothing (%s) and masks the same name in later directories",
 		           f->reason);
 		return 0;
-	case ENVD_SCAN_PENDING:
-	case ENVD_SCAN_SKIPPED:
+	case ENVD_FILE_SKIPPED:
 		envd_diagf(&ld->sink, ENVD_ERROR, e->code, f->path, 0, NULL, "%s, skipped",
 		           f->reason);
 		return 0;
-	case ENVD_SCAN_READ:
+	case ENVD_FILE_USED:
 		break;
 	}
 	if (memchr(e->data, '\0', e->len)) {

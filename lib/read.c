@@ -55,9 +55,7 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	const struct envd_limits *lim = &ld->cfg->limits;
 	size_t max = lim->file_bytes;
 	struct envd_read got;
-	int r;
 
-	e->status = ENVD_SCAN_SKIPPED;
 	if (ld->input_bytes >= lim->input_bytes) {
 		e->code = ENVD_C_LIMIT;
 		e->reason = ENVD_R_INPUT_FULL;
@@ -65,23 +63,17 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, &hint, chk, max, &got);
+	e->state = envd_read_file(dirfd, e->name, &hint, chk, max, &got);
 	e->data = got.data;
 	e->len = got.len;
 	e->reason = got.reason;
-	if (r == -ENOMEM)
-		return r;
-	if (r == 0 && e->data) {
-		e->status = ENVD_SCAN_READ;
+	e->code = got.code;
+	if (got.err == -ENOMEM)
+		return -ENOMEM;
+	if (e->state == ENVD_FILE_USED) {
 		e->group_write = chk->walk != NULL && chk->walk->group_used;
 		ld->input_bytes += e->len;
-	} else if (r == 0 || r == ENVD_READ_MASKS) {
-		e->status = ENVD_SCAN_MASKS;
-		e->empty = r == 0;
-	} else
-		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
-		          : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
-		                                        : ENVD_C_FILE_ERROR;
+	}
 	return 0;
 }
 
@@ -165,7 +157,7 @@ int envd_read_system(struct loader *ld, size_t first_dir)
 	for (i = 0; i < ld->scan.n && r == 0; i++) {
 		struct envd_scan_entry *e = &ld->scan.v[i];
 
-		if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
+		if (envd_scan_unread(e) && e->dir >= first_dir)
 			r = read_one(ld, fds[e->dir], devs[e->dir], e, &chk);
 	}
 	for (d = first_dir; d < nd; d++)
@@ -230,13 +222,12 @@ static int read_user_files(struct loader *ld, int fd, dev_t dev, struct side *s,
 	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
 		struct envd_scan_entry *e = &ld->scan.v[i];
 
-		if (e->status != ENVD_SCAN_PENDING)
+		if (!envd_scan_unread(e))
 			continue;
 		if (in_time && past(&until))
 			in_time = false;
 		if (!in_time) {
 			/* not read, but still its name: it masks */
-			e->status = ENVD_SCAN_SKIPPED;
 			e->code = ENVD_C_LIMIT;
 			e->reason = ENVD_R_LATE;
 			s->late++;
@@ -337,7 +328,7 @@ static int check_group_write(struct loader *ld, struct side *s)
 		free(e->data);
 		e->data = NULL;
 		e->len = 0;
-		e->status = ENVD_SCAN_SKIPPED;
+		e->state = ENVD_FILE_SKIPPED;
 		e->code = ENVD_C_FILE_UNSAFE;
 		e->reason = ENVD_R_GROUP_SHARED;
 	}
@@ -390,7 +381,7 @@ struct rec_file {
 	uint32_t code;
 	uint32_t reason;
 	uint16_t name_len;
-	uint8_t status, empty, group, pad[3];
+	uint8_t state, group, pad[4];
 };
 
 struct rec_end {
@@ -464,11 +455,10 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 		f.code = e->code;
 		f.reason = e->reason;
 		f.name_len = nl > UINT16_MAX ? UINT16_MAX : (uint16_t)nl;
-		f.status = (uint8_t)e->status;
-		f.empty = e->empty;
+		f.state = (uint8_t)e->state;
 		f.group = e->group_write;
 		r = put_rec(b, REC_FILE, &f, sizeof(f), e->name, f.name_len, e->data,
-		            e->status == ENVD_SCAN_READ ? e->len : 0);
+		            e->state == ENVD_FILE_USED ? e->len : 0);
 	}
 	for (size_t i = 0; i < s->n_not_conf && r == 0; i++, name += strlen(name) + 1)
 		r = put_rec(b, REC_NOT_CONF, NULL, 0, name, strlen(name), NULL, 0);
@@ -530,20 +520,20 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	body += sizeof(f);
 	len -= sizeof(f);
 	if (f.name_len > len || !conf_name(body, f.name_len) || f.reason >= ENVD_R_COUNT ||
-	    f.empty > 1 || f.group > 1)
+	    f.group > 1)
 		return -EBADMSG;
 	data_len = len - f.name_len;
-	switch (f.status) {
-	case ENVD_SCAN_READ:
+	switch (f.state) {
+	case ENVD_FILE_USED:
 		if (data_len == 0 || data_len > lim->file_bytes ||
 		    data_len > lim->input_bytes - *bytes)
 			return -EBADMSG;
 		break;
-	case ENVD_SCAN_MASKS:
+	case ENVD_FILE_MASKS:
 		if (data_len != 0 || f.group)
 			return -EBADMSG;
 		break;
-	case ENVD_SCAN_SKIPPED:
+	case ENVD_FILE_SKIPPED:
 		if (data_len != 0 || f.group ||
 		    (f.code != ENVD_C_FILE_UNSAFE && f.code != ENVD_C_FILE_ERROR &&
 		     f.code != ENVD_C_LIMIT))
@@ -556,10 +546,9 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	if (r < 0)
 		return r;
 	e = &ld->scan.v[ld->scan.n - 1];
-	e->status = (enum envd_scan_status)f.status;
-	e->code = f.status == ENVD_SCAN_SKIPPED ? (enum envd_code)f.code : ENVD_C_NONE;
+	e->state = (enum envd_file_state)f.state;
+	e->code = f.state == ENVD_FILE_SKIPPED ? (enum envd_code)f.code : ENVD_C_NONE;
 	e->reason = (enum envd_reason)f.reason;
-	e->empty = f.status == ENVD_SCAN_MASKS && f.empty;
 	e->group_write = f.group;
 	if (data_len > 0) {
 		e->data = envd_memdup0(body + f.name_len, data_len);
@@ -764,13 +753,28 @@ int envd_read_user(struct loader *ld)
 
 /* ---- one file: envd import-pam-environment (--as), envd audit ---- */
 
+/* The file at path, as envd_read_path says it: 0 (data NULL: empty),
+ * -ENOENT no such file, -EINVAL only masks (no file to read), or the
+ * reader's errno. */
 static int read_path_here(const char *path, const struct envd_path_read *rd, size_t max,
                           struct envd_read *got)
 {
 	struct envd_check chk = {
 	    .owner_a = rd->owner, .owner_b = 0, .group_ok = (gid_t)-1, .any_owner = rd->any_owner};
 
-	return envd_read_file(AT_FDCWD, path, NULL, &chk, max, got);
+	switch (envd_read_file(AT_FDCWD, path, NULL, &chk, max, got)) {
+	case ENVD_FILE_USED:
+		return 0;
+	case ENVD_FILE_MASKS:
+		if (got->reason == ENVD_R_EMPTY)
+			return 0;
+		if (got->reason != ENVD_R_DANGLING)
+			return -EINVAL;
+		got->reason = ENVD_R_MISSING; /* no file: a single file masks nothing */
+		return -ENOENT;
+	default:
+		return got->err;
+	}
 }
 
 struct path_work {
@@ -812,8 +816,8 @@ static int decode_path(const char *in, size_t n, size_t max, struct envd_read *g
 		return -EBADMSG;
 	memcpy(&p, body, sizeof(p));
 	blen -= sizeof(p);
-	if (p.reason >= ENVD_R_COUNT || p.r > ENVD_READ_MASKS || p.r <= -4096 ||
-	    (p.r != 0 && blen != 0) || blen > max)
+	if (p.reason >= ENVD_R_COUNT || p.r > 0 || p.r <= -4096 || (p.r != 0 && blen != 0) ||
+	    blen > max)
 		return -EBADMSG;
 	got->reason = (enum envd_reason)p.reason;
 	got->dev = (dev_t)p.dev;
@@ -865,14 +869,10 @@ int envd_read_path(const char *path, struct envd_path_read *rd)
 
 	r = rd->as == NULL ? read_path_here(path, rd, max, &got)
 	                   : read_path_child(path, rd, max, &got);
-	if (r == ENVD_READ_MASKS && got.reason == ENVD_R_DANGLING) {
-		r = -ENOENT; /* no file: a single file masks nothing */
-		got.reason = ENVD_R_MISSING;
-	}
 	rd->data = got.data;
 	rd->len = got.len;
 	rd->dev = got.dev;
 	rd->ino = got.ino;
 	rd->reason = got.reason == ENVD_R_NONE ? NULL : envd_reason_text(got.reason);
-	return r == ENVD_READ_MASKS ? -EINVAL : r;
+	return r;
 }

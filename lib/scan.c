@@ -83,6 +83,9 @@ int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t di
 		return -ENOMEM;
 	e->dir = dir;
 	e->type = type;
+	e->state = ENVD_FILE_SKIPPED;
+	e->reason = ENVD_R_NOT_READ;
+	e->code = ENVD_C_FILE_ERROR;
 	sc->n++;
 	return 0;
 }
@@ -139,7 +142,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 		qsort(sc->v + first, nconf, sizeof(*sc->v), by_name);
 		/* the rest is not read, but still holds its name: it masks */
 		for (i = first + max_files; i < sc->n; i++) {
-			sc->v[i].status = ENVD_SCAN_SKIPPED;
+			sc->v[i].state = ENVD_FILE_SKIPPED;
 			sc->v[i].code = ENVD_C_LIMIT;
 			sc->v[i].reason = ENVD_R_DIR_FULL;
 		}
@@ -174,7 +177,9 @@ void envd_scan_sort(struct envd_scan *sc)
 		if (strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {
 			sc->v[i].masked_by =
 			    sc->v[i - 1].masked_by ? sc->v[i - 1].masked_by : &sc->v[i - 1];
-			sc->v[i].status = ENVD_SCAN_MASKED;
+			sc->v[i].state = ENVD_FILE_MASKED;
+			if (sc->v[i].reason == ENVD_R_NOT_READ) /* nor will it be */
+				sc->v[i].reason = ENVD_R_NONE;
 		}
 }
 
