@@ -174,8 +174,17 @@ static int set_put(void **set, const char *name, size_t n, bool on)
 	return 0;
 }
 
+/* What a note says of its line, and the word it starts with. */
+enum note_kind { N_NOTE, N_INEXACT, N_UNTRANSLATED, N_IGNORED };
+static const char *const note_words[] = {
+    [N_NOTE] = "note",
+    [N_INEXACT] = "inexact",
+    [N_UNTRANSLATED] = "not translated",
+    [N_IGNORED] = "ignored by pam_env",
+};
+
 /* Returns 0 or -ENOMEM. */
-__attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char *kind,
+__attribute__((format(printf, 3, 4))) static int note(struct ctx *c, enum note_kind kind,
                                                       const char *fmt, ...)
 {
 	char tmp[512];
@@ -184,13 +193,13 @@ __attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char 
 	va_start(ap, fmt);
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (strcmp(kind, "inexact") == 0)
+	if (kind == N_INEXACT)
 		c->inexact = true;
-	if (strcmp(kind, "not translated") == 0)
+	if (kind == N_UNTRANSLATED)
 		c->untranslated = true;
 	/* names and text from the file: nothing may end the comment early */
-	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 || envd_buf_puts(&c->notes, kind) < 0 ||
-	    envd_buf_puts(&c->notes, ": ") < 0 ||
+	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 ||
+	    envd_buf_puts(&c->notes, note_words[kind]) < 0 || envd_buf_puts(&c->notes, ": ") < 0 ||
 	    envd_esc_append(&c->notes, tmp, strlen(tmp), ENVD_ESC_C | ENVD_ESC_KEEP_TAB) < 0 ||
 	    envd_buf_puts(&c->notes, "\n") < 0)
 		return -ENOMEM;
@@ -253,12 +262,12 @@ static int note_fallback(struct ctx *c, const struct part *pt)
 	size_t i;
 
 	if (pamenv_part_is(pt, "PATH"))
-		return note(c, "inexact",
+		return note(c, N_INEXACT,
 		            "where the login has no PATH, pam_env expanded ${PATH} to nothing; "
 		            "pam_envd uses the default PATH");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (pamenv_part_is(pt, names[i]))
-			return note(c, "inexact",
+			return note(c, N_INEXACT,
 			            "where the login has no %s, pam_env expanded ${%s} to nothing; "
 			            "pam_envd uses the passwd entry's",
 			            names[i], names[i]);
@@ -277,20 +286,20 @@ static int note_refs(struct ctx *c, const struct val *v)
 		return 0;
 	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
 		if (pt.kind == P_ENV && !envd_name_valid(pt.p, pt.n))
-			r = note(c, "note", "${%.*s} is not a variable name: it expands to nothing",
+			r = note(c, N_NOTE, "${%.*s} is not a variable name: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
 		else if (pt.kind == P_ENV && set_has(&c->tainted, pt.p, pt.n))
-			r = note(c, "inexact", "uses %.*s, whose value may differ (see above)",
+			r = note(c, N_INEXACT, "uses %.*s, whose value may differ (see above)",
 			         (int)pt.n, pt.p);
 		else if (pt.kind == P_ENV && !set_has(&c->assigned, pt.p, pt.n))
 			r = note_fallback(c, &pt);
 		else if (pt.kind == P_ITEM && (var = item_var(&pt)) &&
 		         set_has(&c->assigned, var, strlen(var)))
-			r = note(c, "inexact",
+			r = note(c, N_INEXACT,
 			         "@{%.*s} is the passwd entry's, ${%s} the value set above",
 			         (int)pt.n, pt.p, var);
 		else if (pt.kind == P_ITEM && !var && !item_unseen(&pt))
-			r = note(c, "note",
+			r = note(c, N_NOTE,
 			         "@{%.*s} is not a PAM item pam_env knows: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
 	}
@@ -436,25 +445,25 @@ static int note_line(struct ctx *c, const struct line *ln)
 
 	if (ln->how == H_CHAIN)
 		r = note(
-		    c, "inexact",
+		    c, N_INEXACT,
 		    "pam_env took the DEFAULT when the OVERRIDE expanded to nothing; here only "
 		    "when "
 		    "its variables are unset, not when they are empty");
 	if (r == 0 && ln->how == H_REFS_UNSET)
 		r = note(
-		    c, "inexact",
+		    c, N_INEXACT,
 		    "pam_env removed %.*s when the OVERRIDE expanded to nothing; here it is set "
 		    "empty",
 		    (int)ln->var_len, ln->var);
 	if (r == 0 && ln->how == H_UNSET && memchr(ln->rest, '$', ln->rest_len))
-		r = note(c, "note", "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
+		r = note(c, N_NOTE, "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
 	if (r == 0 && (ln->how == H_OVERRIDE || ln->how == H_CHAIN || ln->how == H_REFS ||
 	               ln->how == H_REFS_UNSET))
 		r = note_refs(c, &ln->pl.ovr);
 	if (r == 0 && (ln->how == H_CHAIN || ln->how == H_DEFAULT))
 		r = note_refs(c, &ln->pl.dflt);
 	if (r == 0 && c->val.len == 0)
-		r = note(c, "note",
+		r = note(c, N_NOTE,
 		         "environment.d has no empty literal: ${%.*s:+} expands to nothing",
 		         (int)ln->var_len, ln->var);
 	if (r < 0)
@@ -473,7 +482,7 @@ static int note_line(struct ctx *c, const struct line *ln)
 		free(lit);
 	} else if (!why && c->val.len && memchr(c->val.data, '$', c->val.len) &&
 	           (rule = envd_policy_value_rule(c->policy, name)) != NULL) {
-		r = note(c, "inexact",
+		r = note(c, N_INEXACT,
 		         "pam_envd refuses some values of %.*s in user files and checks this one "
 		         "after expansion (%s)",
 		         (int)ln->var_len, ln->var, rule);
@@ -482,7 +491,7 @@ static int note_line(struct ctx *c, const struct line *ln)
 	}
 	if (why)
 		r = note(
-		    c, "inexact",
+		    c, N_INEXACT,
 		    "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",
 		    (int)ln->var_len, ln->var, why);
 	return r;
@@ -550,7 +559,7 @@ static bool never_empty(const struct line *ln)
 static int not_translated(struct ctx *c, const struct logical *lg, const struct line *ln,
                           const char *why)
 {
-	int r = note(c, "not translated", "%s", why);
+	int r = note(c, N_UNTRANSLATED, "%s", why);
 
 	flush_notes(c);
 	put_commented(c->out, lg->first, lg->last, false);
@@ -601,7 +610,7 @@ static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
  * -ENOMEM. */
 static int stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
 {
-	int e = note(c, "ignored by pam_env",
+	int e = note(c, N_IGNORED,
 	             "pam_env stops at line %u (%s), returns PAM_ABORT and ignores the rest of the "
 	             "file",
 	             lg->line, why);
@@ -614,7 +623,7 @@ static int stop(struct ctx *c, const struct logical *lg, const struct reader *r,
 
 static int ignored(struct ctx *c, const struct logical *lg, const char *why)
 {
-	int r = note(c, "ignored by pam_env", "%s", why);
+	int r = note(c, N_IGNORED, "%s", why);
 
 	flush_notes(c);
 	put_commented(c->out, lg->first, lg->last, false);
