@@ -230,19 +230,6 @@ struct envd_settings {
 	struct envd_policy *policy;
 };
 
-enum envd_option_kind {
-	ENVD_OPT_FLAG,     /* no value */
-	ENVD_OPT_PATH,     /* a path, or a user_dir template */
-	ENVD_OPT_DIRS,     /* absolute directories separated by ':' */
-	ENVD_OPT_PATTERNS, /* name globs separated by ',' ':' or blanks */
-	ENVD_OPT_SIZE,     /* bytes, with an optional K or M suffix */
-};
-
-enum envd_front {
-	ENVD_FRONT_MODULE = 1u << 0, /* pam_envd.so's arguments */
-	ENVD_FRONT_CLI = 1u << 1,    /* envd's long options */
-};
-
 struct envd_option;
 /* A malformed value: problem says what is wrong with it (never the value),
  * user_side_off whether the user side is now off.  The front end says it
@@ -253,18 +240,15 @@ typedef void (*envd_option_report_fn)(const struct envd_option *opt, const char 
 struct envd_option {
 	const char *name; /* the module's spelling, without '=' */
 	const char *cli;  /* envd's long option, or NULL: derived from name */
-	enum envd_option_kind kind;
-	unsigned fronts; /* enum envd_front */
-	bool user_side;  /* malformed, it switches the user side off (fail closed) */
-	/* Where the value goes: the offset in struct envd_settings of a bool
-	 * (a flag) or a const char * (a path), for the generic setters. */
-	size_t field;
-	const char *arg;  /* what the value is, for the help: "DIR", "PAT" ... */
-	const char *help; /* one line */
+	bool user_side;   /* malformed, it switches the user side off (fail closed) */
+	/* What the value is, for the help: "DIR", "PAT" ...; NULL: a flag,
+	 * which takes no value. */
+	const char *arg;
 	/* Sets s from value (NULL for a flag).  Returns 0, -EINVAL after
 	 * reporting, or -ENOMEM. */
 	int (*set)(const struct envd_option *opt, struct envd_settings *s, const char *value,
 	           envd_option_report_fn report, void *data);
+	const char *help; /* one line */
 };
 
 /* The table, terminated by a row with a NULL name. */

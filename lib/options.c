@@ -2,9 +2,10 @@
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* options.c - the options of a login, one table for pam_envd.so and envd.
  *
- * Each row is one option: its module spelling (envd's is derived, see
- * envd.h), the kind of value, the front ends that take it, one line of
- * help, and the function that sets struct envd_settings.  Both front ends
+ * Each row is one option of both front ends: its module spelling (envd's
+ * is derived, see envd.h), whether a malformed value switches the user
+ * side off, what its value is (none: a flag), one line of help, and the
+ * function that sets struct envd_settings.  Both front ends
  * go through envd_option_set, so an option has one default, one rule and
  * one message for a malformed value.  A malformed value of an option that
  * narrows what user files may do (user_dir=, user_allow=, user_deny=,
@@ -15,7 +16,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,19 +36,32 @@ static int bad(const struct envd_option *opt, struct envd_settings *s, const cha
 	return -EINVAL;
 }
 
-/* A flag: the row's bool field becomes true. */
-static int set_flag(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                    envd_option_report_fn report, void *data)
+/* The flags, and the one option taken as it is. */
+static int set_nouser(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                      envd_option_report_fn report, void *data)
 {
-	*(bool *)((char *)s + opt->field) = true;
+	s->nouser = true;
 	return 0;
 }
 
-/* A path taken as it is: the row's const char * field. */
-static int set_path(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                    envd_option_report_fn report, void *data)
+static int set_nooverwrite(const struct envd_option *opt, struct envd_settings *s,
+                           const char *value, envd_option_report_fn report, void *data)
 {
-	*(const char **)((char *)s + opt->field) = value;
+	s->nooverwrite = true;
+	return 0;
+}
+
+static int set_noexpand(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                        envd_option_report_fn report, void *data)
+{
+	s->noexpand = true;
+	return 0;
+}
+
+static int set_default_path(const struct envd_option *opt, struct envd_settings *s,
+                            const char *value, envd_option_report_fn report, void *data)
+{
+	s->default_path = value;
 	return 0;
 }
 
@@ -175,78 +188,24 @@ bad:
 	return bad(opt, s, "not a positive size", report, data);
 }
 
-#define BOTH (ENVD_FRONT_MODULE | ENVD_FRONT_CLI)
-
+/* name, cli, user_side, arg, set, help: struct envd_option */
 const struct envd_option envd_options[] = {
-    {.name = "nouser",
-     .cli = "no-user",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "read the system directories only",
-     .field = offsetof(struct envd_settings, nouser),
-     .set = set_flag},
-    {.name = "nooverwrite",
-     .cli = "no-overwrite",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "keep variables the login already has",
-     .field = offsetof(struct envd_settings, nooverwrite),
-     .set = set_flag},
-    {.name = "noexpand",
-     .cli = "no-expand",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "take values literally",
-     .field = offsetof(struct envd_settings, noexpand),
-     .set = set_flag},
-    {.name = "user_dir",
-     .kind = ENVD_OPT_PATH,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "DIR",
-     .help = "the user directory; a template: %h home, %u user, %% %",
-     .set = set_user_dir},
-    {.name = "system_dirs",
-     .kind = ENVD_OPT_DIRS,
-     .fronts = BOTH,
-     .arg = "DIRS",
-     .help = "system directories instead of the four, ':'-separated",
-     .set = set_system_dirs},
-    {.name = "default_path",
-     .kind = ENVD_OPT_PATH,
-     .fronts = BOTH,
-     .arg = "P",
-     .help = "PATH a login without one starts with",
-     .field = offsetof(struct envd_settings, default_path),
-     .set = set_path},
-    {.name = "user_allow",
-     .kind = ENVD_OPT_PATTERNS,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "PAT",
-     .help = "lift default refusals for names matching PAT",
-     .set = set_user_allow},
-    {.name = "user_deny",
-     .kind = ENVD_OPT_PATTERNS,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "PAT",
-     .help = "refuse names matching PAT in user files too",
-     .set = set_user_deny},
-    {.name = "user_only",
-     .kind = ENVD_OPT_PATTERNS,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "PAT",
-     .help = "take only names matching PAT from user files",
-     .set = set_user_only},
-    {.name = "max_env",
-     .kind = ENVD_OPT_SIZE,
-     .fronts = BOTH,
-     .arg = "SIZE",
-     .help = "cap the result at SIZE bytes (K, M suffixes; at most 1M)",
-     .set = set_size},
-    {.name = NULL},
+    {"nouser", "no-user", false, NULL, set_nouser, "read the system directories only"},
+    {"nooverwrite", "no-overwrite", false, NULL, set_nooverwrite,
+     "keep variables the login already has"},
+    {"noexpand", "no-expand", false, NULL, set_noexpand, "take values literally"},
+    {"user_dir", NULL, true, "DIR", set_user_dir,
+     "the user directory; a template: %h home, %u user, %% %"},
+    {"system_dirs", NULL, false, "DIRS", set_system_dirs,
+     "system directories instead of the four, ':'-separated"},
+    {"default_path", NULL, false, "P", set_default_path, "PATH a login without one starts with"},
+    {"user_allow", NULL, true, "PAT", set_user_allow,
+     "lift default refusals for names matching PAT"},
+    {"user_deny", NULL, true, "PAT", set_user_deny, "refuse names matching PAT in user files too"},
+    {"user_only", NULL, true, "PAT", set_user_only, "take only names matching PAT from user files"},
+    {"max_env", NULL, false, "SIZE", set_size,
+     "cap the result at SIZE bytes (K, M suffixes; at most 1M)"},
+    {NULL, NULL, false, NULL, NULL, NULL},
 };
 
 int envd_settings_init(struct envd_settings *s)
@@ -267,12 +226,12 @@ void envd_settings_free(struct envd_settings *s)
 int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
                     envd_option_report_fn report, void *data)
 {
-	if (opt->kind != ENVD_OPT_FLAG && (value == NULL || value[0] == '\0')) {
+	if (opt->arg != NULL && (value == NULL || value[0] == '\0')) {
 		if (report)
 			report(opt, "no value", false, data);
 		return -EINVAL;
 	}
-	return opt->set(opt, s, opt->kind == ENVD_OPT_FLAG ? NULL : value, report, data);
+	return opt->set(opt, s, opt->arg == NULL ? NULL : value, report, data);
 }
 
 int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
@@ -281,11 +240,11 @@ int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_repo
 	for (const struct envd_option *o = envd_options; o->name != NULL; o++) {
 		size_t len = strlen(o->name);
 
-		if (!(o->fronts & ENVD_FRONT_MODULE) || strncmp(arg, o->name, len) != 0)
+		if (strncmp(arg, o->name, len) != 0)
 			continue;
-		if (o->kind == ENVD_OPT_FLAG && arg[len] == '\0')
+		if (o->arg == NULL && arg[len] == '\0')
 			return envd_option_set(o, s, NULL, report, data);
-		if (o->kind != ENVD_OPT_FLAG && arg[len] == '=')
+		if (o->arg != NULL && arg[len] == '=')
 			return envd_option_set(o, s, arg + len + 1, report, data);
 	}
 	return -ENOENT;

@@ -119,8 +119,6 @@ static void usage(FILE *out)
 
 	fputs(usage_head, out);
 	for (const struct envd_option *o = envd_options; o->name; o++) {
-		if (!(o->fronts & ENVD_FRONT_CLI))
-			continue;
 		col = fprintf(out, "      --%s%s%s", envd_option_cli_name(o, name, sizeof(name)),
 		              o->arg ? "=" : "", o->arg ? o->arg : "");
 		if (col > 22)
@@ -223,11 +221,9 @@ static const struct option *long_options(void)
 
 	memcpy(all, own, sizeof(own));
 	for (const struct envd_option *o = envd_options; o->name && k < MAX_SHARED; o++, k++) {
-		if (!(o->fronts & ENVD_FRONT_CLI))
-			continue;
 		all[n++] = (struct option){
 		    .name = envd_option_cli_name(o, names[k], sizeof(names[k])),
-		    .has_arg = o->kind == ENVD_OPT_FLAG ? no_argument : required_argument,
+		    .has_arg = o->arg == NULL ? no_argument : required_argument,
 		    .val = O_SHARED + (int)k,
 		};
 	}
