@@ -16,12 +16,12 @@
 
 #include "envd.h"
 #include "output.h"
-#include "import.h"
+#include "import/import.h"
 #include "policy_cmd.h"
 #include "reapply.h"
-#include "audit.h"
+#include "audit/audit.h"
 #include "exitcode.h"
-#include "pamversion.h"
+#include "audit/pamversion.h"
 
 extern char **environ;
 
