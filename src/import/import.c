@@ -49,7 +49,7 @@ static void put_commented(FILE *out, const char *p, const char *end, bool all)
 
 /* The variable an item stands for in pam_envd's base: the passwd entry's
  * HOME and SHELL and the user name are what a login starts with. */
-static const char *item_var(const struct part *pt)
+static const char *item_var(const struct pamenv_part *pt)
 {
 	if (pamenv_part_is(pt, "HOME"))
 		return "HOME";
@@ -60,7 +60,7 @@ static const char *item_var(const struct part *pt)
 	return NULL;
 }
 
-static bool item_unseen(const struct part *pt)
+static bool item_unseen(const struct pamenv_part *pt)
 {
 	static const char *const items[] = {"PAM_TTY", "PAM_RHOST", "PAM_RUSER", "PAM_USER_PROMPT"};
 	size_t i;
@@ -78,7 +78,7 @@ static int cmp_names(const void *a, const void *b)
 
 static bool set_has(void *const *set, const char *name, size_t n)
 {
-	char key[PAM_LINE_BUF];
+	char key[PAMENV_LINE_BUF];
 
 	memcpy(key, name, n);
 	key[n] = '\0';
@@ -87,14 +87,14 @@ static bool set_has(void *const *set, const char *name, size_t n)
 
 /* What a DEFAULT= or OVERRIDE= value holds. */
 struct vscan {
-	bool abort;         /* an unterminated ${ or @{ */
-	bool literal;       /* it never expands to nothing */
-	size_t refs;        /* ${NAME} with a valid name */
-	struct part unseen; /* a PAM item environment.d cannot see */
+	bool abort;                /* an unterminated ${ or @{ */
+	bool literal;              /* it never expands to nothing */
+	size_t refs;               /* ${NAME} with a valid name */
+	struct pamenv_part unseen; /* a PAM item environment.d cannot see */
 	bool bad_utf8, unbalanced;
 };
 
-static void scan_lit(const struct part *pt, struct vscan *vs, long *depth)
+static void scan_lit(const struct pamenv_part *pt, struct vscan *vs, long *depth)
 {
 	size_t i;
 
@@ -108,31 +108,32 @@ static void scan_lit(const struct part *pt, struct vscan *vs, long *depth)
 }
 
 /* known: names set above to a value that never expands to nothing */
-static void scan_value(const struct val *v, struct vscan *vs, void *const *known)
+static void scan_value(const struct pamenv_val *v, struct vscan *vs, void *const *known)
 {
 	const char *cur = v->p, *end = v->p + v->n;
-	struct part pt;
+	struct pamenv_part pt;
 	long depth = 0;
 
 	memset(vs, 0, sizeof(*vs));
-	if (v->kind != V_TEXT)
+	if (v->kind != PAMENV_V_TEXT)
 		return;
-	while (pamenv_next_part(&cur, end, &pt) != P_END) {
-		if (pt.kind == P_ABORT) {
+	while (pamenv_next_part(&cur, end, &pt) != PAMENV_P_END) {
+		if (pt.kind == PAMENV_P_ABORT) {
 			vs->abort = true;
 			return;
 		}
-		if (pt.kind == P_LIT) {
+		if (pt.kind == PAMENV_P_LIT) {
 			vs->literal |= pt.n > 0;
 			scan_lit(&pt, vs, &depth);
-		} else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n)) {
+		} else if (pt.kind == PAMENV_P_ENV && envd_name_valid(pt.p, pt.n)) {
 			if (set_has(known, pt.p, pt.n))
 				vs->literal = true;
 			else
 				vs->refs++;
-		} else if (pt.kind == P_ITEM && item_var(&pt)) {
+		} else if (pt.kind == PAMENV_P_ITEM && item_var(&pt)) {
 			vs->literal = true;
-		} else if (pt.kind == P_ITEM && item_unseen(&pt) && vs->unseen.kind == P_END) {
+		} else if (pt.kind == PAMENV_P_ITEM && item_unseen(&pt) &&
+		           vs->unseen.kind == PAMENV_P_END) {
 			vs->unseen = pt;
 		}
 	}
@@ -155,7 +156,7 @@ struct ctx {
 /* Returns 0 or -ENOMEM. */
 static int set_put(void **set, const char *name, size_t n, bool on)
 {
-	char key[PAM_LINE_BUF], *dup, **node;
+	char key[PAMENV_LINE_BUF], *dup, **node;
 
 	memcpy(key, name, n);
 	key[n] = '\0';
@@ -235,20 +236,20 @@ static int add_ref(struct envd_buf *s, const char *name, size_t n)
 }
 
 /* The environment.d form of a DEFAULT= or OVERRIDE= value. */
-static int render(struct envd_buf *s, const struct val *v)
+static int render(struct envd_buf *s, const struct pamenv_val *v)
 {
 	const char *cur = v->p, *end = v->p + v->n, *var;
-	struct part pt;
+	struct pamenv_part pt;
 	int r = 0;
 
-	if (v->kind != V_TEXT)
+	if (v->kind != PAMENV_V_TEXT)
 		return 0;
-	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
-		if (pt.kind == P_LIT)
+	while (r == 0 && pamenv_next_part(&cur, end, &pt) != PAMENV_P_END) {
+		if (pt.kind == PAMENV_P_LIT)
 			r = add_literal(s, pt.p, pt.n);
-		else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n))
+		else if (pt.kind == PAMENV_P_ENV && envd_name_valid(pt.p, pt.n))
 			r = add_ref(s, pt.p, pt.n);
-		else if (pt.kind == P_ITEM && (var = item_var(&pt)))
+		else if (pt.kind == PAMENV_P_ITEM && (var = item_var(&pt)))
 			r = add_ref(s, var, strlen(var));
 	}
 	return r;
@@ -256,7 +257,7 @@ static int render(struct envd_buf *s, const struct val *v)
 
 /* Where the login lacks NAME, pam_env expanded ${NAME} to nothing; pam_envd
  * has a fallback for these.  The note_* functions return 0 or -ENOMEM. */
-static int note_fallback(struct ctx *c, const struct part *pt)
+static int note_fallback(struct ctx *c, const struct pamenv_part *pt)
 {
 	static const char *const names[] = {"HOME", "USER", "LOGNAME", "SHELL"};
 	size_t i;
@@ -275,30 +276,30 @@ static int note_fallback(struct ctx *c, const struct part *pt)
 }
 
 /* Notes on what a used value refers to. */
-static int note_refs(struct ctx *c, const struct val *v)
+static int note_refs(struct ctx *c, const struct pamenv_val *v)
 {
 	const char *cur = v->p, *end = v->p + v->n;
-	struct part pt;
+	struct pamenv_part pt;
 	const char *var;
 	int r = 0;
 
-	if (v->kind != V_TEXT)
+	if (v->kind != PAMENV_V_TEXT)
 		return 0;
-	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
-		if (pt.kind == P_ENV && !envd_name_valid(pt.p, pt.n))
+	while (r == 0 && pamenv_next_part(&cur, end, &pt) != PAMENV_P_END) {
+		if (pt.kind == PAMENV_P_ENV && !envd_name_valid(pt.p, pt.n))
 			r = note(c, N_NOTE, "${%.*s} is not a variable name: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
-		else if (pt.kind == P_ENV && set_has(&c->tainted, pt.p, pt.n))
+		else if (pt.kind == PAMENV_P_ENV && set_has(&c->tainted, pt.p, pt.n))
 			r = note(c, N_INEXACT, "uses %.*s, whose value may differ (see above)",
 			         (int)pt.n, pt.p);
-		else if (pt.kind == P_ENV && !set_has(&c->assigned, pt.p, pt.n))
+		else if (pt.kind == PAMENV_P_ENV && !set_has(&c->assigned, pt.p, pt.n))
 			r = note_fallback(c, &pt);
-		else if (pt.kind == P_ITEM && (var = item_var(&pt)) &&
+		else if (pt.kind == PAMENV_P_ITEM && (var = item_var(&pt)) &&
 		         set_has(&c->assigned, var, strlen(var)))
 			r = note(c, N_INEXACT,
 			         "@{%.*s} is the passwd entry's, ${%s} the value set above",
 			         (int)pt.n, pt.p, var);
-		else if (pt.kind == P_ITEM && !var && !item_unseen(&pt))
+		else if (pt.kind == PAMENV_P_ITEM && !var && !item_unseen(&pt))
 			r = note(c, N_NOTE,
 			         "@{%.*s} is not a PAM item pam_env knows: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
@@ -320,7 +321,7 @@ enum how {
 };
 
 struct line {
-	struct pline pl;
+	struct pamenv_pline pl;
 	struct vscan d, o;
 	enum how how;
 	const char *var, *rest; /* NAME split at its first '=' */
@@ -330,18 +331,18 @@ struct line {
 
 static enum how decide(const struct line *ln)
 {
-	const struct pline *pl = &ln->pl;
+	const struct pamenv_pline *pl = &ln->pl;
 
 	if (ln->o.literal || ln->o.unseen.n)
 		return H_OVERRIDE; /* an item environment.d cannot see: not translated */
-	if (ln->o.refs && pl->dflt.kind == V_TEXT &&
+	if (ln->o.refs && pl->dflt.kind == PAMENV_V_TEXT &&
 	    (ln->d.literal || ln->d.refs || ln->d.unseen.n))
 		return H_CHAIN;
 	if (ln->o.refs)
-		return pl->dflt.kind == V_NONE ? H_REFS_UNSET : H_REFS;
-	if (pl->dflt.kind == V_TEXT)
+		return pl->dflt.kind == PAMENV_V_NONE ? H_REFS_UNSET : H_REFS;
+	if (pl->dflt.kind == PAMENV_V_TEXT)
 		return H_DEFAULT;
-	return pl->dflt.kind == V_EMPTY ? H_EMPTY : H_UNSET;
+	return pl->dflt.kind == PAMENV_V_EMPTY ? H_EMPTY : H_UNSET;
 }
 
 /* Why the line cannot be written in environment.d at all, or NULL. */
@@ -349,9 +350,9 @@ static const char *untranslatable(const struct line *ln, char *why, size_t sz)
 {
 	bool use_o = ln->how != H_DEFAULT && ln->how != H_EMPTY && ln->how != H_UNSET;
 	bool use_d = ln->how == H_CHAIN || ln->how == H_DEFAULT;
-	const struct part *u = use_o && ln->o.unseen.n   ? &ln->o.unseen
-	                       : use_d && ln->d.unseen.n ? &ln->d.unseen
-	                                                 : NULL;
+	const struct pamenv_part *u = use_o && ln->o.unseen.n   ? &ln->o.unseen
+	                              : use_d && ln->d.unseen.n ? &ln->d.unseen
+	                                                        : NULL;
 
 	if (u) {
 		snprintf(why, sz, "environment.d cannot see the PAM item @{%.*s}", (int)u->n, u->p);
@@ -374,14 +375,14 @@ static const char *untranslatable(const struct line *ln, char *why, size_t sz)
 }
 
 /* The ${NAME} of an OVERRIDE made only of them (invalid names dropped). */
-static size_t override_refs(const struct val *v, struct part *refs, size_t max)
+static size_t override_refs(const struct pamenv_val *v, struct pamenv_part *refs, size_t max)
 {
 	const char *cur = v->p, *end = v->p + v->n;
-	struct part pt;
+	struct pamenv_part pt;
 	size_t k = 0;
 
-	while (pamenv_next_part(&cur, end, &pt) != P_END)
-		if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n) && k < max)
+	while (pamenv_next_part(&cur, end, &pt) != PAMENV_P_END)
+		if (pt.kind == PAMENV_P_ENV && envd_name_valid(pt.p, pt.n) && k < max)
 			refs[k++] = pt;
 	return k;
 }
@@ -391,7 +392,7 @@ static size_t override_refs(const struct val *v, struct part *refs, size_t max)
  * then the DEFAULT, followed by the rest when A was set. */
 static int render_chain(struct envd_buf *s, const struct line *ln)
 {
-	struct part r[MAX_CHAIN_REFS];
+	struct pamenv_part r[MAX_CHAIN_REFS];
 	size_t k = override_refs(&ln->pl.ovr, r, MAX_CHAIN_REFS), i, j;
 	int e = 0;
 
@@ -439,7 +440,7 @@ static int render_line(struct ctx *c, const struct line *ln)
 /* Returns 0 or -ENOMEM. */
 static int note_line(struct ctx *c, const struct line *ln)
 {
-	char name[PAM_LINE_BUF];
+	char name[PAMENV_LINE_BUF];
 	const char *why, *rule;
 	int r = 0;
 
@@ -556,7 +557,7 @@ static bool never_empty(const struct line *ln)
 }
 
 /* The line commented out, with why.  Returns 0 or -ENOMEM. */
-static int not_translated(struct ctx *c, const struct logical *lg, const struct line *ln,
+static int not_translated(struct ctx *c, const struct pamenv_logical *lg, const struct line *ln,
                           const char *why)
 {
 	int r = note(c, N_UNTRANSLATED, "%s", why);
@@ -569,7 +570,7 @@ static int not_translated(struct ctx *c, const struct logical *lg, const struct 
 }
 
 /* Returns 0 or a negative errno. */
-static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
+static int translate(struct ctx *c, const struct pamenv_logical *lg, struct line *ln)
 {
 	char buf[200];
 	const char *why;
@@ -608,7 +609,8 @@ static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 
 /* The comment lines before pos went through already.  Returns 0 or
  * -ENOMEM. */
-static int stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
+static int stop(struct ctx *c, const struct pamenv_logical *lg, const struct pamenv_reader *r,
+                const char *why)
 {
 	int e = note(c, N_IGNORED,
 	             "pam_env stops at line %u (%s), returns PAM_ABORT and ignores the rest of the "
@@ -621,7 +623,7 @@ static int stop(struct ctx *c, const struct logical *lg, const struct reader *r,
 	return e;
 }
 
-static int ignored(struct ctx *c, const struct logical *lg, const char *why)
+static int ignored(struct ctx *c, const struct pamenv_logical *lg, const char *why)
 {
 	int r = note(c, N_IGNORED, "%s", why);
 
@@ -643,15 +645,15 @@ static void split_name(struct line *ln)
 
 /* A line holding a carriage return only: pam_env removes a variable named
  * "\r", which cannot exist. */
-static bool cr_only(const struct pline *pl)
+static bool cr_only(const struct pamenv_pline *pl)
 {
-	return pl->name_len && strspn(pl->name, "\r") == pl->name_len && pl->dflt.kind == V_NONE &&
-	       pl->ovr.kind == V_NONE;
+	return pl->name_len && strspn(pl->name, "\r") == pl->name_len &&
+	       pl->dflt.kind == PAMENV_V_NONE && pl->ovr.kind == PAMENV_V_NONE;
 }
 
 /* Returns 0, 1 when pam_env stops reading at this line, or a negative
  * errno. */
-static int do_line(struct ctx *c, const struct logical *lg, const struct reader *r)
+static int do_line(struct ctx *c, const struct pamenv_logical *lg, const struct pamenv_reader *r)
 {
 	struct line ln;
 	char buf[200];
@@ -689,16 +691,16 @@ static int do_line(struct ctx *c, const struct logical *lg, const struct reader 
 /* Returns 0 or a negative errno. */
 static int translate_all(struct ctx *c, const char *data, size_t len)
 {
-	struct reader r = {.p = data, .end = data + len, .lineno = 1, .out = c->out};
-	struct logical *lg = malloc(sizeof(*lg));
-	enum rd k;
+	struct pamenv_reader r = {.p = data, .end = data + len, .lineno = 1, .out = c->out};
+	struct pamenv_logical *lg = malloc(sizeof(*lg));
+	enum pamenv_rd k;
 	int e = 0;
 
 	if (!lg)
 		return -ENOMEM;
-	while ((k = pamenv_assemble(&r, lg)) == RD_LINE && (e = do_line(c, lg, &r)) == 0)
+	while ((k = pamenv_assemble(&r, lg)) == PAMENV_LINE && (e = do_line(c, lg, &r)) == 0)
 		;
-	if (e == 0 && k == RD_STOP)
+	if (e == 0 && k == PAMENV_STOP)
 		e = stop(c, lg, &r, lg->stop);
 	free(lg);
 	return e < 0 ? e : 0;
