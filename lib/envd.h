@@ -218,13 +218,17 @@ void envd_limits_default(struct envd_limits *limits);
  * user_dir=VALUE in a PAM stack).  envd's long option is derived: '_'
  * becomes '-' (--user-dir=VALUE), unless the row names it in cli (the
  * module's "noxxx" flags are envd's --no-xxx). */
+enum envd_setting_flag {
+	ENVD_SET_NOUSER = 1u << 0,      /* system files only */
+	ENVD_SET_NOOVERWRITE = 1u << 1, /* ENVD_NO_OVERWRITE */
+	ENVD_SET_NOEXPAND = 1u << 2,    /* ENVD_NO_EXPAND */
+};
+
 struct envd_settings {
 	const char *user_dir;     /* template with %h %u %%, or NULL: the default */
 	char **system_dirs;       /* one malloc'd block, NULL-terminated; NULL: the four */
 	const char *default_path; /* PATH of a login that has none */
-	bool nouser;              /* system files only */
-	bool nooverwrite;         /* ENVD_NO_OVERWRITE */
-	bool noexpand;            /* ENVD_NO_EXPAND */
+	unsigned flags;           /* enum envd_setting_flag */
 	bool user_side_off;       /* a malformed user-side option: fail closed */
 	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
 	struct envd_policy *policy;
@@ -240,12 +244,14 @@ typedef void (*envd_option_report_fn)(const struct envd_option *opt, const char 
 struct envd_option {
 	const char *name; /* the module's spelling, without '=' */
 	const char *cli;  /* envd's long option, or NULL: derived from name */
-	bool user_side;   /* malformed, it switches the user side off (fail closed) */
-	/* What the value is, for the help: "DIR", "PAT" ...; NULL: a flag,
-	 * which takes no value. */
-	const char *arg;
-	/* Sets s from value (NULL for a flag).  Returns 0, -EINVAL after
+	/* A flag, which takes no value: what it sets in s->flags (enum
+	 * envd_setting_flag); 0 for an option with a value. */
+	unsigned flag;
+	bool user_side; /* malformed, it switches the user side off (fail closed) */
+	/* An option with a value: what the value is, for the help ("DIR",
+	 * "PAT" ...), and what sets s from it.  set returns 0, -EINVAL after
 	 * reporting, or -ENOMEM. */
+	const char *arg;
 	int (*set)(const struct envd_option *opt, struct envd_settings *s, const char *value,
 	           envd_option_report_fn report, void *data);
 	const char *help; /* one line */

@@ -4,8 +4,8 @@
  *
  * Each row is one option of both front ends: its module spelling (envd's
  * is derived, see envd.h), whether a malformed value switches the user
- * side off, what its value is (none: a flag), one line of help, and the
- * function that sets struct envd_settings.  Both front ends
+ * side off, for a flag its bit, else what its value is and the function
+ * that sets struct envd_settings from it, and one line of help.  Both front ends
  * go through envd_option_set, so an option has one default, one rule and
  * one message for a malformed value.  A malformed value of an option that
  * narrows what user files may do (user_dir=, user_allow=, user_deny=,
@@ -36,28 +36,7 @@ static int bad(const struct envd_option *opt, struct envd_settings *s, const cha
 	return -EINVAL;
 }
 
-/* The flags, and the one option taken as it is. */
-static int set_nouser(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                      envd_option_report_fn report, void *data)
-{
-	s->nouser = true;
-	return 0;
-}
-
-static int set_nooverwrite(const struct envd_option *opt, struct envd_settings *s,
-                           const char *value, envd_option_report_fn report, void *data)
-{
-	s->nooverwrite = true;
-	return 0;
-}
-
-static int set_noexpand(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                        envd_option_report_fn report, void *data)
-{
-	s->noexpand = true;
-	return 0;
-}
-
+/* The one option taken as it is. */
 static int set_default_path(const struct envd_option *opt, struct envd_settings *s,
                             const char *value, envd_option_report_fn report, void *data)
 {
@@ -188,24 +167,26 @@ bad:
 	return bad(opt, s, "not a positive size", report, data);
 }
 
-/* name, cli, user_side, arg, set, help: struct envd_option */
+/* name, cli, flag, user_side, arg, set, help: struct envd_option */
 const struct envd_option envd_options[] = {
-    {"nouser", "no-user", false, NULL, set_nouser, "read the system directories only"},
-    {"nooverwrite", "no-overwrite", false, NULL, set_nooverwrite,
+    {"nouser", "no-user", ENVD_SET_NOUSER, false, NULL, NULL, "read the system directories only"},
+    {"nooverwrite", "no-overwrite", ENVD_SET_NOOVERWRITE, false, NULL, NULL,
      "keep variables the login already has"},
-    {"noexpand", "no-expand", false, NULL, set_noexpand, "take values literally"},
-    {"user_dir", NULL, true, "DIR", set_user_dir,
+    {"noexpand", "no-expand", ENVD_SET_NOEXPAND, false, NULL, NULL, "take values literally"},
+    {"user_dir", NULL, 0, true, "DIR", set_user_dir,
      "the user directory; a template: %h home, %u user, %% %"},
-    {"system_dirs", NULL, false, "DIRS", set_system_dirs,
+    {"system_dirs", NULL, 0, false, "DIRS", set_system_dirs,
      "system directories instead of the four, ':'-separated"},
-    {"default_path", NULL, false, "P", set_default_path, "PATH a login without one starts with"},
-    {"user_allow", NULL, true, "PAT", set_user_allow,
+    {"default_path", NULL, 0, false, "P", set_default_path, "PATH a login without one starts with"},
+    {"user_allow", NULL, 0, true, "PAT", set_user_allow,
      "lift default refusals for names matching PAT"},
-    {"user_deny", NULL, true, "PAT", set_user_deny, "refuse names matching PAT in user files too"},
-    {"user_only", NULL, true, "PAT", set_user_only, "take only names matching PAT from user files"},
-    {"max_env", NULL, false, "SIZE", set_size,
+    {"user_deny", NULL, 0, true, "PAT", set_user_deny,
+     "refuse names matching PAT in user files too"},
+    {"user_only", NULL, 0, true, "PAT", set_user_only,
+     "take only names matching PAT from user files"},
+    {"max_env", NULL, 0, false, "SIZE", set_size,
      "cap the result at SIZE bytes (K, M suffixes; at most 1M)"},
-    {NULL, NULL, false, NULL, NULL, NULL},
+    {NULL, NULL, 0, false, NULL, NULL, NULL},
 };
 
 int envd_settings_init(struct envd_settings *s)
@@ -226,12 +207,16 @@ void envd_settings_free(struct envd_settings *s)
 int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
                     envd_option_report_fn report, void *data)
 {
-	if (opt->arg != NULL && (value == NULL || value[0] == '\0')) {
+	if (opt->flag) {
+		s->flags |= opt->flag;
+		return 0;
+	}
+	if (value == NULL || value[0] == '\0') {
 		if (report)
 			report(opt, "no value", false, data);
 		return -EINVAL;
 	}
-	return opt->set(opt, s, opt->arg == NULL ? NULL : value, report, data);
+	return opt->set(opt, s, value, report, data);
 }
 
 int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
@@ -242,9 +227,9 @@ int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_repo
 
 		if (strncmp(arg, o->name, len) != 0)
 			continue;
-		if (o->arg == NULL && arg[len] == '\0')
+		if (o->flag && arg[len] == '\0')
 			return envd_option_set(o, s, NULL, report, data);
-		if (o->arg != NULL && arg[len] == '=')
+		if (!o->flag && arg[len] == '=')
 			return envd_option_set(o, s, arg + len + 1, report, data);
 	}
 	return -ENOENT;
@@ -266,7 +251,8 @@ const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_
 void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg)
 {
 	cfg->system_dirs = (const char *const *)s->system_dirs;
-	cfg->flags |= (s->nooverwrite ? ENVD_NO_OVERWRITE : 0) | (s->noexpand ? ENVD_NO_EXPAND : 0);
+	cfg->flags |= (s->flags & ENVD_SET_NOOVERWRITE ? ENVD_NO_OVERWRITE : 0) |
+	              (s->flags & ENVD_SET_NOEXPAND ? ENVD_NO_EXPAND : 0);
 	cfg->policy = s->policy;
 	if (s->max_env > 0 && s->max_env < cfg->limits.result_bytes)
 		cfg->limits.result_bytes = s->max_env;

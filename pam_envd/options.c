@@ -22,7 +22,7 @@ static void report(const struct envd_option *o, const char *problem, bool user_s
 {
 	pam_handle_t *pamh = data;
 
-	pam_syslog(pamh, LOG_ERR, "%s%s: %s; %s", o->name, o->arg == NULL ? "" : "=", problem,
+	pam_syslog(pamh, LOG_ERR, "%s%s: %s; %s", o->name, o->flag ? "" : "=", problem,
 	           user_side_off ? "the user's files are skipped" : "ignored");
 }
 

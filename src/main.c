@@ -223,7 +223,7 @@ static const struct option *long_options(void)
 	for (const struct envd_option *o = envd_options; o->name && k < MAX_SHARED; o++, k++) {
 		all[n++] = (struct option){
 		    .name = envd_option_cli_name(o, names[k], sizeof(names[k])),
-		    .has_arg = o->arg == NULL ? no_argument : required_argument,
+		    .has_arg = o->flag ? no_argument : required_argument,
 		    .val = O_SHARED + (int)k,
 		};
 	}
@@ -417,7 +417,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	 * whole environment, otherwise nothing (the fallbacks do not count) */
 	rn->cfg.base_preset = o->inherit ? SIZE_MAX : 0;
 
-	if (!o->set.nouser && !o->set.user_side_off) {
+	if (!(o->set.flags & ENVD_SET_NOUSER) && !o->set.user_side_off) {
 		if (envd_user_dir(o->set.user_dir, rn->cfg.base_env, pw->pw_name, pw->pw_dir,
 		                  &rn->user_dir) < 0)
 			return EXIT_FAIL;
