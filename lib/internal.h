@@ -69,6 +69,10 @@ struct envd_expand_state {
 /* ---- byte buffers: struct envd_buf is in envd.h ---- */
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
+/* The array v (of elements of size bytes, *cap of them) with twice the
+ * room, or first elements when it has none; *cap updated.  NULL without
+ * memory (v is left as it was). */
+void *envd_grow(void *v, size_t *cap, size_t size, size_t first);
 /* A malloc'd, NUL-terminated copy of n bytes of s; NULL without memory. */
 char *envd_memdup0(const char *s, size_t n);
 

@@ -68,13 +68,11 @@ int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t di
 	struct envd_scan_entry *e;
 
 	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 64;
-		struct envd_scan_entry *nv = reallocarray(sc->v, cap, sizeof(*nv));
+		struct envd_scan_entry *nv = envd_grow(sc->v, &sc->cap, sizeof(*nv), 64);
 
 		if (!nv)
 			return -ENOMEM;
 		sc->v = nv;
-		sc->cap = cap;
 	}
 	e = &sc->v[sc->n];
 	memset(e, 0, sizeof(*e));
