@@ -7,7 +7,9 @@
  * Every problem is reported through the diagnostics callback of the
  * configuration; functions return 0 or a negative errno, and only internal
  * failures (out of memory, a child that cannot be started) are errors.  The PAM module and the envd
- * command both load through envd_load().
+ * command both load through envd_load().  The user's side (credentials, the
+ * reader child, one file read as a user's) is child.h; the options of a
+ * login, options.h; the byte buffer, buf.h.
  */
 #ifndef ENVD_H
 #define ENVD_H
@@ -15,7 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/types.h>
 
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
@@ -115,48 +116,7 @@ struct envd_diag {
 
 typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
 
-/* ---- the user's side, read by a process that is the user (child.c) ---- */
-
-struct envd_buf; /* below */
-
-/* The user's credentials, looked up (NSS) by the caller before any fork. */
-struct envd_ids {
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups; /* malloc'd by envd_ids_get */
-	size_t ngroups;
-};
-
-/* Fills ids with uid, gid and user's supplementary groups (getgrouplist,
- * however many).  Returns 0, -ENOMEM or -E2BIG. */
-int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids);
-void envd_ids_free(struct envd_ids *ids);
-/* Whether gid is user's private group: no member but user, no other
- * account's primary group (NSS).  1, 0 or -ENOMEM. */
-int envd_group_private(const char *user, uid_t uid, gid_t gid);
-
-/* Work done in a child process with ids's credentials in full (a root
- * caller switches; any other caller's child keeps its own), no
- * capabilities, no_new_privs, not dumpable, only the pipe open, bounded
- * in CPU time, memory, file size and open files.  work writes to fd what
- * the caller gets back and returns 0. */
-struct envd_child {
-	const struct envd_ids *ids; /* NULL: no switch */
-	unsigned budget_ms;         /* from before the fork to the pipe's end */
-	size_t memory_bytes;        /* address space the work may add */
-	int (*work)(int fd, void *data);
-	void *data;
-};
-
-/* Runs c->work in a child and puts what it wrote in out (at most out's
- * cap).  Never blocks past the budget, leaves no child of the caller
- * behind and reaps only its own.  Returns 0 when the child closed the
- * pipe (whether it finished its work is for the caller's records to
- * say), -ETIMEDOUT past the budget (the child is killed), -EMSGSIZE over
- * the cap, -EPERM when the child could not take the credentials or drop
- * its privileges, -ECHILD when it could not be started (no clock, pipe
- * or process), -EIO when the pipe could not be read, or -ENOMEM. */
-int envd_child_run(const struct envd_child *c, struct envd_buf *out);
+struct envd_ids; /* child.h */
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -210,74 +170,6 @@ extern const char *const envd_system_dirs[];
 
 void envd_config_init(struct envd_config *cfg);
 void envd_limits_default(struct envd_limits *limits);
-
-/* ---- the options of a login (options.c) ---- */
-
-/* One table for both front ends.  A row's name is the module's spelling:
- * "nouser" for a flag, "user_dir" for an option taking a value (written
- * user_dir=VALUE in a PAM stack).  envd's long option is derived: '_'
- * becomes '-' (--user-dir=VALUE), unless the row names it in cli (the
- * module's "noxxx" flags are envd's --no-xxx). */
-enum envd_setting_flag {
-	ENVD_SET_NOUSER = 1u << 0,      /* system files only */
-	ENVD_SET_NOOVERWRITE = 1u << 1, /* ENVD_NO_OVERWRITE */
-	ENVD_SET_NOEXPAND = 1u << 2,    /* ENVD_NO_EXPAND */
-};
-
-struct envd_settings {
-	const char *user_dir;     /* template with %h %u %%, or NULL: the default */
-	char **system_dirs;       /* one malloc'd block, NULL-terminated; NULL: the four */
-	const char *default_path; /* PATH of a login that has none */
-	unsigned flags;           /* enum envd_setting_flag */
-	bool user_side_off;       /* a malformed user-side option: fail closed */
-	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
-	struct envd_policy *policy;
-};
-
-struct envd_option;
-/* A malformed value: problem says what is wrong with it (never the value),
- * user_side_off whether the user side is now off.  The front end says it
- * in its own spelling of the option. */
-typedef void (*envd_option_report_fn)(const struct envd_option *opt, const char *problem,
-                                      bool user_side_off, void *data);
-
-struct envd_option {
-	const char *name; /* the module's spelling, without '=' */
-	const char *cli;  /* envd's long option, or NULL: derived from name */
-	/* A flag, which takes no value: what it sets in s->flags (enum
-	 * envd_setting_flag); 0 for an option with a value. */
-	unsigned flag;
-	bool user_side; /* malformed, it switches the user side off (fail closed) */
-	/* An option with a value: what the value is, for the help ("DIR",
-	 * "PAT" ...), and what sets s from it.  set returns 0, -EINVAL after
-	 * reporting, or -ENOMEM. */
-	const char *arg;
-	int (*set)(const struct envd_option *opt, struct envd_settings *s, const char *value,
-	           envd_option_report_fn report, void *data);
-	const char *help; /* one line */
-};
-
-/* The table, terminated by a row with a NULL name. */
-extern const struct envd_option envd_options[];
-
-/* The defaults, with a policy holding the default refusals.  Returns 0 or
- * -ENOMEM. */
-int envd_settings_init(struct envd_settings *s);
-void envd_settings_free(struct envd_settings *s);
-/* One module argument, "name" or "name=value".  Returns 0, -ENOENT for an
- * option the table lacks (not reported), -EINVAL after reporting (an empty
- * value is reported and ignored), or -ENOMEM. */
-int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
-                      void *data);
-/* One row with its value (NULL for a flag): what both front ends call.
- * Same returns, without -ENOENT. */
-int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                    envd_option_report_fn report, void *data);
-/* envd's long option of a row, without the leading "--", into buf.
- * Returns buf. */
-const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_t size);
-/* What s asks of a load: system directories, flags, policy, limits. */
-void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg);
 
 /* ---- result ---- */
 
@@ -398,88 +290,6 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
  * template: unknown %x, relative result). */
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
-
-/* One file read as envd_load reads a user's file: its links walked by
- * their text (no /proc magic link, no link another user planted in a
- * sticky directory), opened without blocking, checked on the descriptor
- * to be a regular file owned by owner or root and writable by no one
- * else, at most max bytes. */
-struct envd_path_read {
-	/* NULL: in this process, with its own credentials; else in a child
-	 * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS),
-	 * whose answer is checked as input. */
-	const struct envd_ids *as;
-	uid_t owner;
-	/* No owner and no write rule, the others still hold: root's own
-	 * configuration read as the program that reads it would (envd
-	 * audit's PAM files). */
-	bool any_owner;
-	size_t max;
-	/* What was found: data malloc'd and NUL-terminated (NULL for an empty
-	 * file), reason when
-	 * it could not be read, the file's device and inode. */
-	char *data;
-	size_t len;
-	const char *reason;
-	dev_t dev;
-	ino_t ino;
-};
-/* Returns 0, or a negative errno with rd->reason: -EPERM refused by a
- * check, -ENOENT no such file (a dangling link included), -EINVAL not a
- * file (/dev/null, a directory), -EFBIG over max, -ETIMEDOUT, -ENOMEM,
- * another errno. */
-int envd_read_path(const char *path, struct envd_path_read *rd);
-/* Reads fd to its end, at most max bytes, into *data (malloc'd; hint: the
- * size expected, 0 when unknown): the capped read of every file above,
- * for a descriptor the caller was given (a pipe on standard input).
- * Returns 0 (*data NUL-terminated after its *len bytes), -EFBIG over max,
- * -ENOMEM or read's errno. */
-int envd_read_fd(int fd, size_t max, size_t hint, char **data, size_t *len);
-
-/* ---- a growable byte buffer with a hard cap (buf.c) ---- */
-
-/* The engine's, and envd's for the text it builds.  Every append returns
- * 0 or a negative errno: no error is kept in the buffer.  envd_buf_init
- * comes first (a zeroed buffer has room for nothing). */
-struct envd_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	size_t max; /* len never exceeds max; 0: SIZE_MAX */
-};
-
-void envd_buf_init(struct envd_buf *b, size_t max);
-void envd_buf_free(struct envd_buf *b);
-/* The slow path of envd_buf_append: grows the buffer first. */
-int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
-/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
- * Inline while there is room (one spare byte for a NUL is kept). */
-static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
-{
-	if (n <= b->max - b->len && b->len + n < b->cap) {
-		if (n)
-			memcpy(b->data + b->len, s, n);
-		b->len += n;
-		return 0;
-	}
-	return envd_buf_append_grow(b, s, n);
-}
-/* The parser's hot path: one byte, inline while there is room. */
-static inline int envd_buf_putc(struct envd_buf *b, char c)
-{
-	if (b->len + 1 < b->cap && b->len < b->max) {
-		b->data[b->len++] = c;
-		return 0;
-	}
-	return envd_buf_append_grow(b, &c, 1);
-}
-/* NUL-terminates and hands the data over; the buffer is left empty. */
-char *envd_buf_steal(struct envd_buf *b, size_t *len);
-/* A NUL-terminated string: envd_buf_append of its bytes. */
-static inline int envd_buf_puts(struct envd_buf *b, const char *s)
-{
-	return envd_buf_append(b, s, strlen(s));
-}
 
 const char *envd_version(void);
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "envd.h"
+#include "buf.h"
 
 /* The syntax of the escapes, one of: */
 enum {

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
+#include "child.h"
 #include "envd.h"
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -66,7 +68,7 @@ struct envd_expand_state {
 	size_t depth; /* current nesting, internal */
 };
 
-/* ---- byte buffers: struct envd_buf is in envd.h ---- */
+/* ---- byte buffers: struct envd_buf is in buf.h ---- */
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
 /* The array v (of elements of size bytes, *cap of them) with twice the

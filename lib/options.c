@@ -3,7 +3,7 @@
 /* options.c - the options of a login, one table for pam_envd.so and envd.
  *
  * Each row is one option of both front ends: its module spelling (envd's
- * is derived, see envd.h), whether a malformed value switches the user
+ * is derived, see options.h), whether a malformed value switches the user
  * side off, for a flag its bit, else what its value is and the function
  * that sets struct envd_settings from it, and one line of help.  Both front ends
  * go through envd_option_set, so an option has one default, one rule and
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "options.h"
 
 /* The engine's directories, the user directory included, less that one. */
 #define MAX_SYSTEM_DIRS (ENVD_MAX_DIRS - 1u)

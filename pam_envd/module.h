@@ -13,6 +13,7 @@
 #include <security/pam_modutil.h>
 
 #include "envd.h"
+#include "options.h"
 
 /* What the module arguments ask for: debug and cleanup are the module's
  * own, the rest is lib/options.c's table.  Pointers into argv are borrowed:

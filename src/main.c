@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "envd.h"
+#include "options.h"
 #include "output.h"
 #include "import/import.h"
 #include "policy_cmd.h"

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "child.h"
 #include "output.h"
 #include "pamversion.h"
 

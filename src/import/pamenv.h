@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "buf.h"
+#include "child.h"
 #include "envd.h"
 
 #define PAMENV_LINE_BUF 8192u /* pam_env's line buffer, NUL included */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 
+#include "options.h"
 #include "testutil.h"
 
 struct seen {
