@@ -476,13 +476,13 @@ int envd_read_fd(int fd, size_t max, size_t hint, char **data, size_t *len)
 	/* st_size + 1: a file that did not change reads whole, and the next
 	 * read's 0 ends it without a reallocation; no size (a pseudo file, a
 	 * pipe) starts at a page.  max is clamped as envd_load clamps its
-	 * limits: max + 1 cannot wrap, and one read past max is how a file
+	 * limits (ENVD_LIMIT_BYTES): max + 1 cannot wrap, and one read past max is how a file
 	 * over it is told. */
 	size_t n = 0, cap;
 	char *buf, *nb;
 	ssize_t got;
 
-	max = max > SIZE_MAX / 8 ? SIZE_MAX / 8 : max;
+	max = envd_at_most(max, ENVD_LIMIT_BYTES);
 	cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
 	buf = malloc(cap + 1); /* and a NUL */
 	if (!buf)

@@ -14,6 +14,18 @@
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The largest limits the engine takes, far above anything a machine can
+ * hold, so that the arithmetic on them cannot wrap: a byte count plus one
+ * or times three (child.c's memory), a count times sixteen (scan.c), a
+ * time in ms as a 32-bit timer's. */
+#define ENVD_LIMIT_BYTES (SIZE_MAX / 8)
+#define ENVD_LIMIT_COUNT (SIZE_MAX / 64)
+#define ENVD_LIMIT_MS    (UINT32_MAX / 2)
+static inline size_t envd_at_most(size_t v, size_t max)
+{
+	return v > max ? max : v;
+}
+
 /* The characters of a variable name (names.c has the whole checks). */
 static inline bool envd_name_start(char c) /* a letter or '_' */
 {

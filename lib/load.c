@@ -45,26 +45,22 @@ void envd_limits_default(struct envd_limits *l)
 	l->user_vars = ENVD_MAX_USER_VARS;
 }
 
-/* Every limit small enough that the arithmetic on it cannot wrap: a byte
- * count plus one, a file count times sixteen (scan.c), a byte count times
- * three (child.c's memory).  Far above anything a machine can hold, so a
- * limit of SIZE_MAX still means "no limit". */
+/* Every limit at most ENVD_LIMIT_*, so a limit of SIZE_MAX still means
+ * "no limit". */
 static void clamp_limits(struct envd_limits *l)
 {
-	const size_t bytes = SIZE_MAX / 8, count = SIZE_MAX / 64;
-
-	l->file_bytes = l->file_bytes > bytes ? bytes : l->file_bytes;
-	l->input_bytes = l->input_bytes > bytes ? bytes : l->input_bytes;
-	l->entry_bytes = l->entry_bytes > bytes ? bytes : l->entry_bytes;
-	l->expansion_bytes = l->expansion_bytes > bytes ? bytes : l->expansion_bytes;
-	l->result_bytes = l->result_bytes > bytes ? bytes : l->result_bytes;
-	l->files_per_dir = l->files_per_dir > count ? count : l->files_per_dir;
-	l->assignments = l->assignments > count ? count : l->assignments;
-	l->depth = l->depth > count ? count : l->depth;
-	l->diagnostics = l->diagnostics > count ? count : l->diagnostics;
-	l->link_steps = l->link_steps > count ? count : l->link_steps;
-	l->user_vars = l->user_vars > count ? count : l->user_vars;
-	l->user_ms = l->user_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : l->user_ms;
+	l->file_bytes = envd_at_most(l->file_bytes, ENVD_LIMIT_BYTES);
+	l->input_bytes = envd_at_most(l->input_bytes, ENVD_LIMIT_BYTES);
+	l->entry_bytes = envd_at_most(l->entry_bytes, ENVD_LIMIT_BYTES);
+	l->expansion_bytes = envd_at_most(l->expansion_bytes, ENVD_LIMIT_BYTES);
+	l->result_bytes = envd_at_most(l->result_bytes, ENVD_LIMIT_BYTES);
+	l->files_per_dir = envd_at_most(l->files_per_dir, ENVD_LIMIT_COUNT);
+	l->assignments = envd_at_most(l->assignments, ENVD_LIMIT_COUNT);
+	l->depth = envd_at_most(l->depth, ENVD_LIMIT_COUNT);
+	l->diagnostics = envd_at_most(l->diagnostics, ENVD_LIMIT_COUNT);
+	l->link_steps = envd_at_most(l->link_steps, ENVD_LIMIT_COUNT);
+	l->user_vars = envd_at_most(l->user_vars, ENVD_LIMIT_COUNT);
+	l->user_ms = envd_at_most(l->user_ms, ENVD_LIMIT_MS);
 }
 
 void envd_config_init(struct envd_config *cfg)

@@ -37,11 +37,10 @@ static size_t sat_add(size_t a, size_t b)
 	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-/* Directory entries listed at most, of which .conf names: files_per_dir
- * (scan.c lists sixteen times that many entries before it stops). */
+/* Directory entries listed at most (envd_scan_listed). */
 static size_t max_listed(const struct envd_limits *lim)
 {
-	return sat_mul(lim->files_per_dir, 16);
+	return envd_scan_listed(lim->files_per_dir);
 }
 
 /* ---- one file ---- */
@@ -658,11 +657,6 @@ static size_t child_ms(size_t ms)
 	return ms - ms / 4;
 }
 
-static size_t user_ms(const struct envd_limits *lim)
-{
-	return lim->user_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : lim->user_ms;
-}
-
 static int user_work(int fd, void *data)
 {
 	struct loader *ld = data;
@@ -673,7 +667,7 @@ static int user_work(int fd, void *data)
 	ld->sink.fn = NULL; /* the caller's callback is not for this process */
 	envd_buf_init(&s.not_conf, 0);
 	envd_buf_init(&out, 0);
-	r = read_user_side(ld, &s, child_ms(user_ms(&ld->cfg->limits)));
+	r = read_user_side(ld, &s, child_ms(ld->cfg->limits.user_ms));
 	if (r == 0)
 		r = encode_side(&out, ld, &s);
 	if (r == 0)
@@ -709,7 +703,7 @@ static int read_user_child(struct loader *ld, struct side *s)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_child c = {.ids = ld->cfg->user_ids,
-	                       .budget_ms = (unsigned)user_ms(lim),
+	                       .budget_ms = (unsigned)lim->user_ms,
 	                       .memory_bytes = sat_add(sat_mul(stream_cap(lim), 3), 64u << 20),
 	                       .work = user_work,
 	                       .data = ld};
@@ -742,7 +736,7 @@ int envd_read_user(struct loader *ld)
 	if (ld->cfg->user_ids)
 		r = read_user_child(ld, &s);
 	else
-		r = read_user_side(ld, &s, user_ms(&ld->cfg->limits));
+		r = read_user_side(ld, &s, ld->cfg->limits.user_ms);
 	if (r == 0 && !s.failed)
 		r = check_group_write(ld, &s);
 	if (r == 0 && !s.failed)
@@ -862,8 +856,7 @@ static int read_path_child(const char *path, const struct envd_path_read *rd, si
 
 int envd_read_path(const char *path, struct envd_path_read *rd)
 {
-	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
-	size_t max = rd->max > SIZE_MAX / 8 ? SIZE_MAX / 8 : rd->max;
+	size_t max = envd_at_most(rd->max, ENVD_LIMIT_BYTES); /* as envd_load's */
 	struct envd_read got = {.reason = ENVD_R_NONE};
 	int r;
 

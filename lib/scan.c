@@ -112,7 +112,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 	if (!d)
 		return errno == ENOMEM ? -ENOMEM : -EIO;
 	while ((de = next_entry(d))) {
-		if (++seen > max_files * 16) {
+		if (++seen > envd_scan_listed(max_files)) {
 			rep->truncated = true;
 			break;
 		}

@@ -33,6 +33,13 @@ struct envd_scan_report {
 	bool truncated;  /* stopped listing: far too many entries */
 };
 
+/* Directory entries listed at most for max_files .conf names: sixteen
+ * times as many, then the listing stops. */
+static inline size_t envd_scan_listed(size_t max_files)
+{
+	return max_files > SIZE_MAX / 16 ? SIZE_MAX : max_files * 16;
+}
+
 /* Listed and not read (yet). */
 static inline bool envd_scan_unread(const struct envd_scan_entry *e)
 {
