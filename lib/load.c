@@ -29,38 +29,37 @@ const char *const envd_system_dirs[] = {
     NULL,
 };
 
+/* Every limit once: its field, its default, and its ceiling (internal.h:
+ * arithmetic on it cannot wrap, so a limit of SIZE_MAX still means "no
+ * limit"). */
+/* clang-format off */
+#define LIMITS(X) \
+	X(file_bytes,      ENVD_MAX_FILE_BYTES,      ENVD_LIMIT_BYTES) \
+	X(input_bytes,     ENVD_MAX_INPUT_BYTES,     ENVD_LIMIT_BYTES) \
+	X(files_per_dir,   ENVD_MAX_FILES_PER_DIR,   ENVD_LIMIT_COUNT) \
+	X(assignments,     ENVD_MAX_ASSIGNMENTS,     ENVD_LIMIT_COUNT) \
+	X(entry_bytes,     ENVD_MAX_ENTRY_BYTES,     ENVD_LIMIT_BYTES) \
+	X(expansion_bytes, ENVD_MAX_EXPANSION_BYTES, ENVD_LIMIT_BYTES) \
+	X(depth,           ENVD_MAX_DEPTH,           ENVD_LIMIT_COUNT) \
+	X(result_bytes,    ENVD_MAX_RESULT_BYTES,    ENVD_LIMIT_BYTES) \
+	X(diagnostics,     ENVD_MAX_DIAGNOSTICS,     ENVD_LIMIT_COUNT) \
+	X(link_steps,      ENVD_MAX_LINK_STEPS,      ENVD_LIMIT_COUNT) \
+	X(user_ms,         ENVD_MAX_USER_MS,         ENVD_LIMIT_MS) \
+	X(user_vars,       ENVD_MAX_USER_VARS,       ENVD_LIMIT_COUNT)
+/* clang-format on */
+
 void envd_limits_default(struct envd_limits *l)
 {
-	l->file_bytes = ENVD_MAX_FILE_BYTES;
-	l->input_bytes = ENVD_MAX_INPUT_BYTES;
-	l->files_per_dir = ENVD_MAX_FILES_PER_DIR;
-	l->assignments = ENVD_MAX_ASSIGNMENTS;
-	l->entry_bytes = ENVD_MAX_ENTRY_BYTES;
-	l->expansion_bytes = ENVD_MAX_EXPANSION_BYTES;
-	l->depth = ENVD_MAX_DEPTH;
-	l->result_bytes = ENVD_MAX_RESULT_BYTES;
-	l->diagnostics = ENVD_MAX_DIAGNOSTICS;
-	l->link_steps = ENVD_MAX_LINK_STEPS;
-	l->user_ms = ENVD_MAX_USER_MS;
-	l->user_vars = ENVD_MAX_USER_VARS;
+#define DEFAULT(field, value, ceiling) l->field = value;
+	LIMITS(DEFAULT)
+#undef DEFAULT
 }
 
-/* Every limit at most ENVD_LIMIT_*, so a limit of SIZE_MAX still means
- * "no limit". */
 static void clamp_limits(struct envd_limits *l)
 {
-	l->file_bytes = envd_at_most(l->file_bytes, ENVD_LIMIT_BYTES);
-	l->input_bytes = envd_at_most(l->input_bytes, ENVD_LIMIT_BYTES);
-	l->entry_bytes = envd_at_most(l->entry_bytes, ENVD_LIMIT_BYTES);
-	l->expansion_bytes = envd_at_most(l->expansion_bytes, ENVD_LIMIT_BYTES);
-	l->result_bytes = envd_at_most(l->result_bytes, ENVD_LIMIT_BYTES);
-	l->files_per_dir = envd_at_most(l->files_per_dir, ENVD_LIMIT_COUNT);
-	l->assignments = envd_at_most(l->assignments, ENVD_LIMIT_COUNT);
-	l->depth = envd_at_most(l->depth, ENVD_LIMIT_COUNT);
-	l->diagnostics = envd_at_most(l->diagnostics, ENVD_LIMIT_COUNT);
-	l->link_steps = envd_at_most(l->link_steps, ENVD_LIMIT_COUNT);
-	l->user_vars = envd_at_most(l->user_vars, ENVD_LIMIT_COUNT);
-	l->user_ms = envd_at_most(l->user_ms, ENVD_LIMIT_MS);
+#define CLAMP(field, value, ceiling) l->field = envd_at_most(l->field, ceiling);
+	LIMITS(CLAMP)
+#undef CLAMP
 }
 
 void envd_config_init(struct envd_config *cfg)
