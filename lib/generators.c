@@ -96,13 +96,11 @@ static int push_gen(struct envd_gens *g, const char *dir, const char *name, size
 	struct envd_gen *e;
 
 	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 16;
-		struct envd_gen *nv = reallocarray(g->v, cap, sizeof(*nv));
+		struct envd_gen *nv = envd_grow(g->v, &g->cap, sizeof(*nv), 16);
 
 		if (nv == NULL)
 			return -ENOMEM;
 		g->v = nv;
-		g->cap = cap;
 	}
 	e = &g->v[g->n];
 	memset(e, 0, sizeof(*e));

@@ -66,19 +66,19 @@ static size_t check_scan(const struct loader *ld)
 
 		FUZZ_CHECK(listed_name(e->name), "entry %zu: a name no listing gives", i);
 		FUZZ_CHECK(e->dir == 0, "entry %zu: directory %zu, not the user's", i, e->dir);
-		switch (e->status) {
-		case ENVD_SCAN_READ:
+		switch (e->state) {
+		case ENVD_FILE_USED:
 			FUZZ_CHECK(e->data != NULL && e->len > 0 && e->len <= lim->file_bytes,
 			           "entry %zu: read with %zu bytes", i, e->len);
 			bytes += e->len;
 			break;
-		case ENVD_SCAN_MASKS:
-		case ENVD_SCAN_SKIPPED:
+		case ENVD_FILE_MASKS:
+		case ENVD_FILE_SKIPPED:
 			FUZZ_CHECK(e->data == NULL && e->len == 0,
 			           "entry %zu: contents without a read", i);
 			break;
 		default:
-			FUZZ_CHECK(false, "entry %zu: state %d", i, (int)e->status);
+			FUZZ_CHECK(false, "entry %zu: state %d", i, (int)e->state);
 		}
 		FUZZ_CHECK((unsigned)e->reason < ENVD_R_COUNT, "entry %zu: reason %d", i,
 		           (int)e->reason);
@@ -168,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(check_scan(&ld2) == bytes, "not the same bytes twice");
 		for (size_t i = 0; i < ld.scan.n; i++)
 			FUZZ_CHECK(strcmp(ld.scan.v[i].name, ld2.scan.v[i].name) == 0 &&
-			               ld.scan.v[i].status == ld2.scan.v[i].status,
+			               ld.scan.v[i].state == ld2.scan.v[i].state,
 			           "entry %zu differs the second time", i);
 	}
 	envd_scan_free(&ld.scan);
