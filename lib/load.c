@@ -526,13 +526,6 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 /* A generator as an entry of the result's files. */
 static int add_gen(struct loader *ld, struct envd_gen *g)
 {
-	static const enum envd_file_state state_of[] = {
-	    [ENVD_GEN_RUN] = ENVD_FILE_USED,        [ENVD_GEN_FAILED] = ENVD_FILE_USED,
-	    [ENVD_GEN_DROPPED] = ENVD_FILE_SKIPPED, [ENVD_GEN_NOT_RUN] = ENVD_FILE_SKIPPED,
-	    [ENVD_GEN_MASKED] = ENVD_FILE_MASKED,   [ENVD_GEN_MASKS] = ENVD_FILE_MASKS,
-	    [ENVD_GEN_REFUSED] = ENVD_FILE_SKIPPED, [ENVD_GEN_IGNORED] = ENVD_FILE_SKIPPED,
-	    [ENVD_GEN_ENVD] = ENVD_FILE_SKIPPED,
-	};
 	struct envd_file *f = &ld->res->files[ld->res->nfiles];
 
 	g->file_index = ld->res->nfiles++;
@@ -540,7 +533,7 @@ static int add_gen(struct loader *ld, struct envd_gen *g)
 	if (f->path == NULL)
 		return -ENOMEM;
 	f->basename = f->path + (g->name - g->path);
-	f->state = state_of[g->state];
+	f->state = g->state;
 	f->user_side = true;
 	f->generator = true;
 	/* the holder of the name sorts before g: its entry is made */
@@ -556,8 +549,7 @@ static int process_gen(struct loader *ld, const struct envd_gen *g, const struct
 {
 	int r;
 
-	if ((g->state != ENVD_GEN_RUN && g->state != ENVD_GEN_FAILED) || g->len == 0 ||
-	    ld->assignments_full)
+	if (g->state != ENVD_FILE_USED || g->len == 0 || ld->assignments_full)
 		return 0;
 	if (memchr(g->data, '\0', g->len)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,
