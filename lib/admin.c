@@ -136,8 +136,7 @@ static int list_groups(int dirfd, size_t max, char ***out, size_t *n, bool *trun
 		    (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN))
 			continue;
 		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = reallocarray(v, cap, sizeof(*v));
+			nv = envd_grow(v, &cap, sizeof(*v), 16);
 			if (nv == NULL) {
 				r = -ENOMEM;
 				break;
@@ -195,7 +194,7 @@ static int group_dirs(struct loader *ld, const char *base)
 		free(path);
 		return 0;
 	}
-	r = list_groups(fd, (size_t)ENVD_MAX_ADMIN_GROUPS * 16, &names, &n, &truncated);
+	r = list_groups(fd, envd_scan_listed(ENVD_MAX_ADMIN_GROUPS), &names, &n, &truncated);
 	close(fd);
 	if (r == -EIO)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,

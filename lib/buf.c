@@ -98,3 +98,13 @@ char *envd_join(const char *a, char sep, const char *b)
 	}
 	return p;
 }
+
+void *envd_grow(void *v, size_t *cap, size_t size, size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first;
+	void *nv = reallocarray(v, n, size);
+
+	if (nv)
+		*cap = n;
+	return nv;
+}

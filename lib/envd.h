@@ -7,7 +7,9 @@
  * Every problem is reported through the diagnostics callback of the
  * configuration; functions return 0 or a negative errno, and only internal
  * failures (out of memory, a child that cannot be started) are errors.  The PAM module and the envd
- * command both load through envd_load().
+ * command both load through envd_load().  The user's side (credentials, the
+ * reader child, one file read as a user's) is child.h; the options of a
+ * login, options.h; the byte buffer, buf.h.
  */
 #ifndef ENVD_H
 #define ENVD_H
@@ -15,7 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/types.h>
 
 /* Resource limits.  Each hit produces a diagnostic and skips the offending
@@ -143,51 +144,7 @@ struct envd_diag {
 
 typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
 
-/* ---- the user's side, read by a process that is the user (child.c) ---- */
-
-struct envd_buf; /* below */
-
-/* The user's credentials, looked up (NSS) by the caller before any fork. */
-struct envd_ids {
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups; /* malloc'd by envd_ids_get */
-	size_t ngroups;
-};
-
-/* Fills ids with uid, gid and user's supplementary groups (getgrouplist,
- * however many).  Returns 0, -ENOMEM or -E2BIG. */
-int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids);
-void envd_ids_free(struct envd_ids *ids);
-/* Whether gid is user's private group: no member but user, no other
- * account's primary group (NSS).  1, 0 or -ENOMEM. */
-int envd_group_private(const char *user, uid_t uid, gid_t gid);
-
-/* Work done in a child process with ids's credentials in full (a root
- * caller switches; any other caller's child keeps its own), no
- * capabilities, no_new_privs, not dumpable, only the pipe open, bounded
- * in CPU time, memory, file size and open files.  work writes to fd what
- * the caller gets back and returns 0. */
-struct envd_child {
-	const struct envd_ids *ids; /* NULL: no switch */
-	unsigned budget_ms;         /* from before the fork to the pipe's end */
-	size_t memory_bytes;        /* address space the work may add */
-	/* The work runs programs (generators.c): they may write files, as
-	 * the user may (no file size cap of 0), and open more files. */
-	bool programs;
-	int (*work)(int fd, void *data);
-	void *data;
-};
-
-/* Runs c->work in a child and puts what it wrote in out (at most out's
- * cap).  Never blocks past the budget, leaves no child of the caller
- * behind and reaps only its own.  Returns 0 when the child closed the
- * pipe (whether it finished its work is for the caller's records to
- * say), -ETIMEDOUT past the budget (the child is killed), -EMSGSIZE over
- * the cap, -EPERM when the child could not take the credentials or drop
- * its privileges, -ECHILD when it could not be started (no clock, pipe
- * or process), -EIO when the pipe could not be read, or -ENOMEM. */
-int envd_child_run(const struct envd_child *c, struct envd_buf *out);
+struct envd_ids; /* child.h */
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -266,87 +223,6 @@ extern const char *const envd_generator_dirs[];
 
 void envd_config_init(struct envd_config *cfg);
 void envd_limits_default(struct envd_limits *limits);
-
-/* ---- the options of a login (options.c) ---- */
-
-/* One table for both front ends.  A row's name is the module's spelling:
- * "nouser" for a flag, "user_dir" for an option taking a value (written
- * user_dir=VALUE in a PAM stack).  envd's long option is derived: '_'
- * becomes '-' (--user-dir=VALUE), unless the row names it in cli (the
- * module's "noxxx" flags are envd's --no-xxx). */
-struct envd_settings {
-	const char *user_dir;     /* template with %h %u %%, or NULL: the default */
-	char **system_dirs;       /* one malloc'd block, NULL-terminated; NULL: the four */
-	const char *default_path; /* PATH of a login that has none */
-	const char *admin_dir;    /* per-user and per-group directories, or NULL */
-	bool nouser;              /* system files only */
-	bool nooverwrite;         /* ENVD_NO_OVERWRITE */
-	bool noexpand;            /* ENVD_NO_EXPAND */
-	bool user_side_off;       /* a malformed user-side option: fail closed */
-	bool generators;          /* run the user environment generators */
-	char **generator_dirs;    /* as system_dirs; NULL: the four of systemd */
-	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
-	struct envd_policy *policy;
-};
-
-enum envd_option_kind {
-	ENVD_OPT_FLAG,     /* no value */
-	ENVD_OPT_PATH,     /* a path, or a user_dir template */
-	ENVD_OPT_DIRS,     /* absolute directories separated by ':' */
-	ENVD_OPT_PATTERNS, /* name globs separated by ',' ':' or blanks */
-	ENVD_OPT_SIZE,     /* bytes, with an optional K or M suffix */
-};
-
-enum envd_front {
-	ENVD_FRONT_MODULE = 1u << 0, /* pam_envd.so's arguments */
-	ENVD_FRONT_CLI = 1u << 1,    /* envd's long options */
-};
-
-struct envd_option;
-/* A malformed value: problem says what is wrong with it (never the value),
- * user_side_off whether the user side is now off.  The front end says it
- * in its own spelling of the option. */
-typedef void (*envd_option_report_fn)(const struct envd_option *opt, const char *problem,
-                                      bool user_side_off, void *data);
-
-struct envd_option {
-	const char *name; /* the module's spelling, without '=' */
-	const char *cli;  /* envd's long option, or NULL: derived from name */
-	enum envd_option_kind kind;
-	unsigned fronts; /* enum envd_front */
-	bool user_side;  /* malformed, it switches the user side off (fail closed) */
-	/* Where the value goes: the offset in struct envd_settings of a bool
-	 * (a flag) or a const char * (a path), for the generic setters. */
-	size_t field;
-	const char *arg;  /* what the value is, for the help: "DIR", "PAT" ... */
-	const char *help; /* one line */
-	/* Sets s from value (NULL for a flag).  Returns 0, -EINVAL after
-	 * reporting, or -ENOMEM. */
-	int (*set)(const struct envd_option *opt, struct envd_settings *s, const char *value,
-	           envd_option_report_fn report, void *data);
-};
-
-/* The table, terminated by a row with a NULL name. */
-extern const struct envd_option envd_options[];
-
-/* The defaults, with a policy holding the default refusals.  Returns 0 or
- * -ENOMEM. */
-int envd_settings_init(struct envd_settings *s);
-void envd_settings_free(struct envd_settings *s);
-/* One module argument, "name" or "name=value".  Returns 0, -ENOENT for an
- * option the table lacks (not reported), -EINVAL after reporting (an empty
- * value is reported and ignored), or -ENOMEM. */
-int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
-                      void *data);
-/* One row with its value (NULL for a flag): what both front ends call.
- * Same returns, without -ENOENT. */
-int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                    envd_option_report_fn report, void *data);
-/* envd's long option of a row, without the leading "--", into buf.
- * Returns buf. */
-const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_t size);
-/* What s asks of a load: system directories, flags, policy, limits. */
-void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg);
 
 /* ---- result ---- */
 
@@ -501,67 +377,6 @@ int envd_login_base(const char *const *env, const char *user, const char *home, 
  * template: unknown %x, relative result). */
 int envd_user_dir(const char *tmpl, const char *const *base, const char *user, const char *home,
                   char **out);
-
-/* Reads the file at path (absolute, or relative to the working directory)
- * as envd_load reads a user's file: its links walked by their text (no
- * /proc magic link, no link another user planted in a sticky directory),
- * opened without blocking, checked on the descriptor to be a regular file
- * owned by owner or root and writable by no one else, at most max bytes.
- * as NULL: in this process, with its own credentials; else in a child
- * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS), whose
- * answer is checked as input.  Returns 0 with *data malloc'd (NULL for an
- * empty file), or a negative errno with the reason in reason (size
- * bytes, "" for none): -EPERM refused by a check (the reason then ends
- * with the command that fixes it), -ENOENT no such file, -EINVAL not a
- * file (/dev/null, a directory, a dangling link), -EFBIG over max,
- * -ETIMEDOUT, -ENOMEM, another errno. */
-int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, char *reason, size_t reason_size);
-
-/* ---- a growable byte buffer with a hard cap (buf.c) ---- */
-
-/* The engine's, and envd's for the text it builds.  Every append returns
- * 0 or a negative errno: no error is kept in the buffer.  envd_buf_init
- * comes first (a zeroed buffer has room for nothing). */
-struct envd_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	size_t max; /* len never exceeds max; 0: SIZE_MAX */
-};
-
-void envd_buf_init(struct envd_buf *b, size_t max);
-void envd_buf_free(struct envd_buf *b);
-/* The slow path of envd_buf_append: grows the buffer first. */
-int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n);
-/* 0, -ENOMEM, or -E2BIG when the append would pass max (nothing appended).
- * Inline while there is room (one spare byte for a NUL is kept). */
-static inline int envd_buf_append(struct envd_buf *b, const char *s, size_t n)
-{
-	if (n <= b->max - b->len && b->len + n < b->cap) {
-		if (n)
-			memcpy(b->data + b->len, s, n);
-		b->len += n;
-		return 0;
-	}
-	return envd_buf_append_grow(b, s, n);
-}
-/* The parser's hot path: one byte, inline while there is room. */
-static inline int envd_buf_putc(struct envd_buf *b, char c)
-{
-	if (b->len + 1 < b->cap && b->len < b->max) {
-		b->data[b->len++] = c;
-		return 0;
-	}
-	return envd_buf_append_grow(b, &c, 1);
-}
-/* NUL-terminates and hands the data over; the buffer is left empty. */
-char *envd_buf_steal(struct envd_buf *b, size_t *len);
-/* A NUL-terminated string: envd_buf_append of its bytes. */
-static inline int envd_buf_puts(struct envd_buf *b, const char *s)
-{
-	return envd_buf_append(b, s, strlen(s));
-}
 
 const char *envd_version(void);
 

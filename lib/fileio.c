@@ -40,6 +40,7 @@
 #include "internal.h"
 
 #define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+#define MASKS      1 /* an entry that only masks its name (read_entry) */
 
 /* A failed call's errno as this file returns it, with the reason given for
  * it: EPERM only ever means "refused by a check" here, so a call's own
@@ -59,7 +60,7 @@ static int refused(enum envd_reason *reason, enum envd_reason why)
 
 static bool owner_ok(const struct envd_check *chk, uid_t uid)
 {
-	return uid == chk->owner_a || uid == chk->owner_b;
+	return chk->any_owner || uid == chk->owner_a || uid == chk->owner_b;
 }
 
 /* What a refusal found, when the caller asked (chk->detail): the owner of
@@ -144,6 +145,8 @@ static int check_fs(int fd, enum envd_reason *reason)
  * noted: the caller accepts it only for a private group. */
 bool envd_others_write(const struct envd_check *chk, const struct stat *st)
 {
+	if (chk->any_owner)
+		return false;
 	if (st->st_mode & S_IWOTH)
 		return true;
 	if (!(st->st_mode & S_IWGRP))
@@ -763,49 +766,59 @@ int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side
 	return fd;
 }
 
-/* Reads fd to its end, at most max bytes, into a malloc'd buffer.  Returns
- * 0, -EFBIG over max, -ENOMEM, or read's errno. */
-static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len,
-                       enum envd_reason *reason)
+int envd_read_fd(int fd, size_t max, size_t hint, char **data, size_t *len)
 {
 	/* st_size + 1: a file that did not change reads whole, and the next
-	 * read's 0 ends it without a reallocation; no size (a pseudo file)
-	 * starts at a page */
-	/* the caller's limits are clamped (load.c): max + 1 cannot wrap, and
-	 * one read past max is how a file over it is told */
-	size_t cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
-	size_t n = 0;
-	char *buf = malloc(cap), *nb;
+	 * read's 0 ends it without a reallocation; no size (a pseudo file, a
+	 * pipe) starts at a page.  max is clamped as envd_load clamps its
+	 * limits (ENVD_LIMIT_BYTES): max + 1 cannot wrap, and one read past max is how a file
+	 * over it is told. */
+	size_t n = 0, cap;
+	char *buf, *nb;
 	ssize_t got;
-	int r = 0;
 
+	max = envd_at_most(max, ENVD_LIMIT_BYTES);
+	cap = hint == 0 ? 4096 : (hint < max ? hint + 1 : max + 1);
+	buf = malloc(cap + 1); /* and a NUL */
 	if (!buf)
-		return failed(ENOMEM, reason, ENVD_R_OOM);
-	while (r == 0) {
+		return -ENOMEM;
+	for (;;) {
 		if (n == cap) {
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = realloc(buf, cap);
+			nb = realloc(buf, cap + 1);
 			if (!nb) {
-				r = failed(ENOMEM, reason, ENVD_R_OOM);
-				break;
+				free(buf);
+				return -ENOMEM;
 			}
 			buf = nb;
 		}
 		got = read(fd, buf + n, cap - n);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0)
-			r = failed(errno, reason, ENVD_R_READ_ERROR);
-		else if (got == 0) {
+		if (got < 0 || (got > 0 && (n += (size_t)got) > max)) {
+			int r = got < 0 ? -errno : -EFBIG;
+
+			free(buf);
+			return r;
+		}
+		if (got == 0) {
+			buf[n] = '\0';
 			*data = buf;
 			*len = n;
 			return 0;
-		} else if ((n += (size_t)got) > max) {
-			*reason = ENVD_R_TOO_BIG;
-			r = -EFBIG;
 		}
 	}
-	free(buf);
+}
+
+/* envd_read_fd with the reason of a failure. */
+static int read_capped(int fd, size_t max, size_t hint, struct envd_read *out)
+{
+	int r = envd_read_fd(fd, max, hint, &out->data, &out->len);
+
+	if (r == -EFBIG)
+		out->reason = ENVD_R_TOO_BIG;
+	else if (r < 0)
+		return failed(-r, &out->reason, ENVD_R_READ_ERROR);
 	return r;
 }
 
@@ -815,7 +828,7 @@ static int read_capped(int fd, size_t max, size_t hint, char **data, size_t *len
  * its directory, whose answer check_dir had: same_dev), at most max
  * bytes.  A directory or /dev/null only masks.  Closes fd. */
 static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_t dir_dev,
-                       size_t max, char **data, size_t *len, enum envd_reason *reason)
+                       size_t max, struct envd_read *out)
 {
 	struct stat st;
 	int r;
@@ -823,54 +836,53 @@ static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_
 	if (chk->walk)
 		chk->walk->group_used = false; /* what the file itself relies on */
 	if (fstat(fd, &st) < 0)
-		r = failed(errno, reason, ENVD_R_EXAMINE);
+		r = failed(errno, &out->reason, ENVD_R_EXAMINE);
 	else if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
-		*reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
-		r = ENVD_READ_MASKS;
+		out->reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
+		r = MASKS;
 	} else if (!S_ISREG(st.st_mode))
-		r = refused(reason, ENVD_R_NOT_REGULAR);
+		r = refused(&out->reason, ENVD_R_NOT_REGULAR);
 	else if (!owner_ok(chk, st.st_uid)) {
 		note_owner(chk, st.st_uid);
-		r = refused(reason, ENVD_R_OWNER);
+		r = refused(&out->reason, ENVD_R_OWNER);
 	} else if (envd_others_write(chk, &st))
-		r = refused(reason, ENVD_R_WRITABLE);
+		r = refused(&out->reason, ENVD_R_WRITABLE);
 	else
-		r = same_dev && st.st_dev == dir_dev ? 0 : check_fs(fd, reason);
-	if (r == 0)
-		r = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, data, len,
-		                reason);
+		r = same_dev && st.st_dev == dir_dev ? 0 : check_fs(fd, &out->reason);
+	if (r == 0) {
+		out->dev = st.st_dev;
+		out->ino = st.st_ino;
+		r = read_capped(fd, max, st.st_size > 0 ? (size_t)st.st_size : 0, out);
+	}
 	close(fd);
-	if (r == 0 && *len == 0) {
+	if (r == 0 && out->len == 0) {
 		/* an empty file reads nothing and only masks, as in systemd */
-		free(*data);
-		*data = NULL;
-		*reason = ENVD_R_EMPTY;
+		free(out->data);
+		out->data = NULL;
+		out->reason = ENVD_R_EMPTY;
 	}
 	return r;
 }
 
-int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
-                   const struct envd_check *chk, size_t max, char **data, size_t *len,
-                   enum envd_reason *reason)
+/* The reading of envd_read_file: 0 read (out->data NULL: empty), MASKS,
+ * or a negative errno, each with out->reason. */
+static int read_entry(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                      const struct envd_check *chk, size_t max, struct envd_read *out)
 {
 	struct walked w = {.dirfd = -1};
 	struct stat st;
 	int fd, r;
 
-	*data = NULL;
-	*len = 0;
-	*reason = ENVD_R_NONE;
 	/* A listed regular file is opened at once (O_NOFOLLOW: a link swapped
 	 * in fails with ELOOP and takes the walk below), and every check is
 	 * made on the descriptor: openat, fstat, read to the end, close. */
 	if (hint && hint->type == DT_REG) {
 		fd = openat(dirfd, name, OPEN_FLAGS | O_NOFOLLOW);
 		if (fd >= 0)
-			return read_opened(fd, chk, hint->dev_known, hint->dir_dev, max, data, len,
-			                   reason);
+			return read_opened(fd, chk, hint->dev_known, hint->dir_dev, max, out);
 		if (errno != ELOOP && errno != ENOENT) {
 			r = lsm_denied(-errno, dirfd, name, 4);
-			*reason = open_reason(r);
+			out->reason = open_reason(r);
 			return walk_result(r);
 		}
 	}
@@ -878,44 +890,65 @@ int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hi
 	 * first, a filter only: spares opening FIFOs and devices at all */
 	r = walk(dirfd, name, chk, &w);
 	if (r == -ENOENT) {
-		*reason = ENVD_R_DANGLING;
-		return ENVD_READ_MASKS;
+		out->reason = ENVD_R_DANGLING;
+		return MASKS;
 	}
 	if (r < 0) {
-		*reason = open_reason(r);
+		out->reason = open_reason(r);
 		return walk_result(r);
 	}
 	if (fstatat(w.dirfd, w.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		r = -lsm_denied(-errno, w.dirfd, NULL, 1);
 		close(w.dirfd);
 		if (r == ENOENT) {
-			*reason = ENVD_R_DANGLING;
-			return ENVD_READ_MASKS;
+			out->reason = ENVD_R_DANGLING;
+			return MASKS;
 		}
 		if (r == ERR_LSM_DENIED) {
-			*reason = ENVD_R_LSM_DENIED;
+			out->reason = ENVD_R_LSM_DENIED;
 			return -EACCES;
 		}
-		return failed(r, reason, r == EACCES ? ENVD_R_DENIED : ENVD_R_EXAMINE);
+		return failed(r, &out->reason, r == EACCES ? ENVD_R_DENIED : ENVD_R_EXAMINE);
 	}
 	if (S_ISDIR(st.st_mode) || is_dev_null(&st)) {
 		close(w.dirfd);
-		*reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
-		return ENVD_READ_MASKS;
+		out->reason = S_ISDIR(st.st_mode) ? ENVD_R_IS_DIR : ENVD_R_DEV_NULL;
+		return MASKS;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(w.dirfd);
-		return refused(reason, ENVD_R_NOT_REGULAR);
+		return refused(&out->reason, ENVD_R_NOT_REGULAR);
 	}
 	fd = openat(w.dirfd, w.name, OPEN_FLAGS | O_NOFOLLOW);
 	if (fd < 0)
 		fd = lsm_denied(-errno, w.dirfd, w.name, 4);
 	close(w.dirfd);
 	if (fd < 0) {
-		*reason = open_reason(fd);
+		out->reason = open_reason(fd);
 		return walk_result(fd);
 	}
-	return read_opened(fd, chk, false, 0, max, data, len, reason);
+	return read_opened(fd, chk, false, 0, max, out);
+}
+
+enum envd_file_state envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                                    const struct envd_check *chk, size_t max, struct envd_read *out)
+{
+	int r;
+
+	*out = (struct envd_read){.reason = ENVD_R_NONE, .code = ENVD_C_NONE};
+	r = read_entry(dirfd, name, hint, chk, max, out);
+	if (r == 0 && out->data != NULL)
+		out->state = ENVD_FILE_USED;
+	else if (r >= 0)
+		out->state = ENVD_FILE_MASKS;
+	else {
+		out->state = ENVD_FILE_SKIPPED;
+		out->err = r;
+		out->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
+		            : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
+		                                          : ENVD_C_FILE_ERROR;
+	}
+	return out->state;
 }
 
 int envd_stat_entry(int dirfd, const char *name, const struct envd_check *chk, struct stat *st,

@@ -96,13 +96,11 @@ static int push_gen(struct envd_gens *g, const char *dir, const char *name, size
 	struct envd_gen *e;
 
 	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 16;
-		struct envd_gen *nv = reallocarray(g->v, cap, sizeof(*nv));
+		struct envd_gen *nv = envd_grow(g->v, &g->cap, sizeof(*nv), 16);
 
 		if (nv == NULL)
 			return -ENOMEM;
 		g->v = nv;
-		g->cap = cap;
 	}
 	e = &g->v[g->n];
 	memset(e, 0, sizeof(*e));
@@ -111,7 +109,8 @@ static int push_gen(struct envd_gens *g, const char *dir, const char *name, size
 		return -ENOMEM;
 	e->name = e->path + strlen(dir) + 1;
 	e->dir = d;
-	e->state = ENVD_GEN_IGNORED;
+	e->state = ENVD_FILE_SKIPPED;
+	e->code = ENVD_C_GEN_MASKED;
 	g->n++;
 	return 0;
 }
@@ -178,37 +177,41 @@ static bool examine(struct loader *ld, int fd, const struct envd_check *chk, str
 	int r = envd_stat_entry(fd, e->name, chk, &st, &e->reason);
 
 	if (r == -ENOENT || (r < 0 && r != -EPERM)) {
-		e->state = ENVD_GEN_IGNORED;
+		e->state = ENVD_FILE_SKIPPED;
+		e->code = ENVD_C_GEN_MASKED;
 		if (e->reason == ENVD_R_NONE)
 			e->reason = ENVD_R_OPEN;
 		return false;
 	}
 	if (r == -EPERM) {
-		e->state = ENVD_GEN_REFUSED;
+		e->state = ENVD_FILE_SKIPPED;
+		e->code = ENVD_C_GEN_UNSAFE;
 		return true;
 	}
 	if (S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0)) {
-		e->state = ENVD_GEN_MASKS;
+		e->state = ENVD_FILE_MASKS;
 		e->reason = S_ISCHR(st.st_mode) ? ENVD_R_DEV_NULL : ENVD_R_EMPTY;
 		return true;
 	}
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
-		e->state = ENVD_GEN_IGNORED;
+		e->state = ENVD_FILE_SKIPPED;
+		e->code = ENVD_C_GEN_MASKED;
 		e->reason = S_ISREG(st.st_mode) ? ENVD_R_NOT_EXEC : ENVD_R_NOT_REGULAR;
 		return false;
 	}
+	e->state = ENVD_FILE_SKIPPED;
 	if (st.st_uid != chk->owner_a) {
-		e->state = ENVD_GEN_REFUSED;
+		e->code = ENVD_C_GEN_UNSAFE;
 		e->reason = ENVD_R_OWNER;
 	} else if (envd_others_write(chk, &st)) {
-		e->state = ENVD_GEN_REFUSED;
+		e->code = ENVD_C_GEN_UNSAFE;
 		e->reason = ENVD_R_WRITABLE;
 	} else if (strcmp(e->name, ENVD_GENERATOR) == 0) {
-		e->state = ENVD_GEN_ENVD;
+		e->code = ENVD_C_NONE;
 		e->reason = ENVD_R_GEN_ENVD;
 	} else {
-		e->state = ENVD_GEN_RUN;
-		e->reason = ENVD_R_NONE;
+		e->code = ENVD_C_NONE;
+		e->reason = ENVD_R_GEN_NOT_RUN; /* to run */
 	}
 	return true;
 }
@@ -216,24 +219,24 @@ static bool examine(struct loader *ld, int fd, const struct envd_check *chk, str
 static void report_listed(struct loader *ld, const struct envd_gen *e)
 {
 	switch (e->state) {
-	case ENVD_GEN_REFUSED:
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_UNSAFE, e->path, 0, NULL,
-		           "generator not run: %s", envd_reason_text(e->reason));
+	case ENVD_FILE_SKIPPED:
+		if (e->code == ENVD_C_GEN_UNSAFE)
+			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_UNSAFE, e->path, 0, NULL,
+			           "generator not run: %s", envd_reason_text(e->reason));
+		else if (e->code == ENVD_C_GEN_MASKED)
+			envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_GEN_MASKED, e->path, 0, NULL,
+			           "not a generator: %s", envd_reason_text(e->reason));
 		break;
-	case ENVD_GEN_MASKED:
+	case ENVD_FILE_MASKED:
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_GEN_MASKED, e->path, 0, NULL,
 		           "generator masked by %s", e->masked_by->path);
 		break;
-	case ENVD_GEN_MASKS:
+	case ENVD_FILE_MASKS:
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_GEN_MASKED, e->path, 0, NULL,
 		           "runs nothing (%s) and masks the same name in later directories",
 		           envd_reason_text(e->reason));
 		break;
-	case ENVD_GEN_IGNORED:
-		envd_diagf(&ld->sink, ENVD_DEBUG, ENVD_C_GEN_MASKED, e->path, 0, NULL,
-		           "not a generator: %s", envd_reason_text(e->reason));
-		break;
-	default:
+	case ENVD_FILE_USED:
 		break;
 	}
 }
@@ -283,7 +286,7 @@ int envd_gens_list(struct loader *ld)
 			struct envd_gen *e = &g->v[j];
 
 			if (holder) {
-				e->state = ENVD_GEN_MASKED;
+				e->state = ENVD_FILE_MASKED;
 				e->masked_by = holder;
 			} else if (examine(ld, fds[e->dir], &chk, e))
 				holder = e;
@@ -294,11 +297,9 @@ int envd_gens_list(struct loader *ld)
 	for (i = 0; r == 0 && i < g->n; i++) {
 		if (g->first_after == g->n && strcmp(g->v[i].name, ENVD_GENERATOR) > 0)
 			g->first_after = i;
-		if (g->v[i].state == ENVD_GEN_RUN && g->to_run >= ENVD_MAX_GENERATORS) {
-			g->v[i].state = ENVD_GEN_NOT_RUN;
+		if (envd_gen_to_run(&g->v[i]) && g->to_run >= ENVD_MAX_GENERATORS)
 			g->v[i].reason = ENVD_R_DIR_FULL;
-		}
-		if (g->v[i].state == ENVD_GEN_RUN)
+		if (envd_gen_to_run(&g->v[i]))
 			g->to_run++;
 		report_listed(ld, &g->v[i]);
 	}
@@ -488,7 +489,7 @@ static void run_one(struct envd_gen *e, char **envp, const struct timespec *dead
 	pid_t pid;
 
 	envd_buf_init(&out, ENVD_MAX_GENERATOR_BYTES);
-	e->state = ENVD_GEN_NOT_RUN;
+	e->state = ENVD_FILE_SKIPPED;
 	e->reason = ENVD_R_GEN_NOT_RUN;
 	/* the read end only: the generator's stdout blocks as usual */
 	if (pipe2(p, O_CLOEXEC) != 0)
@@ -532,17 +533,17 @@ static void run_one(struct envd_gen *e, char **envp, const struct timespec *dead
 	if (t != 1 || !ended) {
 		if (!ended)
 			kill_gen(pid);
-		e->state = ENVD_GEN_DROPPED;
+		e->state = ENVD_FILE_SKIPPED;
 		e->reason = t < 0 ? ENVD_R_GEN_TOO_BIG : ENVD_R_GEN_KILLED;
 		if (out.data)
 			explicit_bzero(out.data, out.len);
 		envd_buf_free(&out);
 		return;
 	}
-	e->state = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ENVD_GEN_RUN : ENVD_GEN_FAILED;
-	e->reason = e->state == ENVD_GEN_RUN ? ENVD_R_NONE
-	            : WIFEXITED(status)      ? ENVD_R_GEN_FAILED
-	                                     : ENVD_R_GEN_SIGNAL;
+	e->state = ENVD_FILE_USED;
+	e->reason = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ENVD_R_NONE
+	            : WIFEXITED(status)                           ? ENVD_R_GEN_FAILED
+	                                                          : ENVD_R_GEN_SIGNAL;
 	e->len = out.len;
 	e->data = out.len ? envd_buf_steal(&out, NULL) : NULL;
 	envd_buf_free(&out);
@@ -600,10 +601,9 @@ static int gen_work(int fd, void *data)
 			after = true;
 			r = env_add_store(&env, &ld->res->store);
 		}
-		if (r < 0 || e->state != ENVD_GEN_RUN)
+		if (r < 0 || !envd_gen_to_run(e))
 			continue;
 		if (ms_until(&deadline) == 0) {
-			e->state = ENVD_GEN_NOT_RUN;
 			e->reason = ENVD_R_GEN_LATE;
 		} else if ((envp = make_envp(&env)) == NULL) {
 			r = -ENOMEM;
@@ -612,8 +612,7 @@ static int gen_work(int fd, void *data)
 			run_one(e, envp, &deadline);
 			free_envp(envp);
 		}
-		if ((e->state == ENVD_GEN_RUN || e->state == ENVD_GEN_FAILED) && e->len &&
-		    !memchr(e->data, '\0', e->len))
+		if (e->state == ENVD_FILE_USED && e->len && !memchr(e->data, '\0', e->len))
 			r = envd_parse_with(e->data, e->len, env_assign, &env, &env.key,
 			                    &env.value);
 		memset(&rec, 0, sizeof(rec));
@@ -637,6 +636,14 @@ static int gen_work(int fd, void *data)
 
 /* ---- the records, in the caller ---- */
 
+/* A reason a generator the child was to run is SKIPPED for: killed, or
+ * its turn did not come. */
+static bool ran_reason(uint32_t reason)
+{
+	return reason == ENVD_R_GEN_KILLED || reason == ENVD_R_GEN_TOO_BIG ||
+	       reason == ENVD_R_GEN_LATE || reason == ENVD_R_GEN_NOT_RUN;
+}
+
 int envd_gens_records(struct loader *ld, const char *in, size_t n)
 {
 	struct envd_gens *g = &ld->gens;
@@ -659,27 +666,18 @@ int envd_gens_records(struct loader *ld, const char *in, size_t n)
 		memcpy(&rec, body, sizeof(rec));
 		dlen = len - sizeof(rec);
 		/* each generator to run at most once, in order */
-		if (rec.index < next || rec.index >= g->n || g->v[rec.index].state != ENVD_GEN_RUN)
+		if (rec.index < next || rec.index >= g->n || !envd_gen_to_run(&g->v[rec.index]))
 			break;
 		e = &g->v[rec.index];
 		next = rec.index + 1;
 		switch (rec.state) {
-		case ENVD_GEN_RUN:
-			if (rec.reason != ENVD_R_NONE)
+		case ENVD_FILE_USED:
+			if (rec.reason != ENVD_R_NONE && rec.reason != ENVD_R_GEN_FAILED &&
+			    rec.reason != ENVD_R_GEN_SIGNAL)
 				goto bad;
 			break;
-		case ENVD_GEN_FAILED:
-			if (rec.reason != ENVD_R_GEN_FAILED && rec.reason != ENVD_R_GEN_SIGNAL)
-				goto bad;
-			break;
-		case ENVD_GEN_DROPPED:
-			if ((rec.reason != ENVD_R_GEN_KILLED && rec.reason != ENVD_R_GEN_TOO_BIG) ||
-			    dlen)
-				goto bad;
-			break;
-		case ENVD_GEN_NOT_RUN:
-			if ((rec.reason != ENVD_R_GEN_LATE && rec.reason != ENVD_R_GEN_NOT_RUN) ||
-			    dlen)
+		case ENVD_FILE_SKIPPED:
+			if (!ran_reason(rec.reason) || dlen)
 				goto bad;
 			break;
 		default:
@@ -693,24 +691,25 @@ int envd_gens_records(struct loader *ld, const char *in, size_t n)
 				return -ENOMEM;
 			e->len = dlen;
 		}
-		e->state = (enum envd_gen_state)rec.state;
+		e->state = (enum envd_file_state)rec.state;
 		e->reason = (enum envd_reason)rec.reason;
 	}
 bad:
-	/* nothing of a broken stream is kept */
+	/* nothing of a broken stream is kept: what the records set is to run
+	 * again */
 	for (size_t i = 0; i < g->n; i++) {
 		struct envd_gen *e = &g->v[i];
 
-		if (e->state != ENVD_GEN_RUN && e->state != ENVD_GEN_FAILED &&
-		    e->state != ENVD_GEN_DROPPED && e->state != ENVD_GEN_NOT_RUN)
+		if (e->state != ENVD_FILE_USED &&
+		    (e->state != ENVD_FILE_SKIPPED || !ran_reason(e->reason)))
 			continue;
 		if (e->data)
 			explicit_bzero(e->data, e->len);
 		free(e->data);
 		e->data = NULL;
 		e->len = 0;
-		e->state = ENVD_GEN_RUN;
-		e->reason = ENVD_R_NONE;
+		e->state = ENVD_FILE_SKIPPED;
+		e->reason = ENVD_R_GEN_NOT_RUN;
 	}
 	return -EBADMSG;
 }
@@ -719,10 +718,8 @@ bad:
 static void not_run(struct envd_gens *g, enum envd_reason reason)
 {
 	for (size_t i = 0; i < g->n; i++)
-		if (g->v[i].state == ENVD_GEN_RUN) {
-			g->v[i].state = ENVD_GEN_NOT_RUN;
+		if (envd_gen_to_run(&g->v[i]))
 			g->v[i].reason = reason;
-		}
 }
 
 static void report_run(struct loader *ld)
@@ -733,16 +730,16 @@ static void report_run(struct loader *ld)
 	for (size_t i = 0; i < g->n; i++) {
 		const struct envd_gen *e = &g->v[i];
 
-		if (e->state == ENVD_GEN_FAILED)
+		if (e->state == ENVD_FILE_USED && e->reason != ENVD_R_NONE)
 			envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_GEN_FAILED, e->path, 0, NULL,
 			           "generator %s", envd_reason_text(e->reason));
-		else if (e->state == ENVD_GEN_DROPPED)
+		else if (e->state != ENVD_FILE_SKIPPED)
+			continue;
+		else if (e->reason == ENVD_R_GEN_KILLED || e->reason == ENVD_R_GEN_TOO_BIG ||
+		         e->reason == ENVD_R_GEN_NOT_RUN)
 			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_KILLED, e->path, 0, NULL,
 			           "generator %s", envd_reason_text(e->reason));
-		else if (e->state == ENVD_GEN_NOT_RUN && e->reason == ENVD_R_GEN_NOT_RUN)
-			envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_GEN_KILLED, e->path, 0, NULL,
-			           "generator %s", envd_reason_text(e->reason));
-		else if (e->state == ENVD_GEN_NOT_RUN)
+		else if (e->reason == ENVD_R_GEN_LATE || e->reason == ENVD_R_DIR_FULL)
 			late++;
 	}
 	if (late)

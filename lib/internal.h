@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "buf.h"
+#include "child.h"
 #include "envd.h"
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -16,6 +18,18 @@
 /* Directories of one load at most: the user's and the system ones
  * (ENVD_MAX_DIRS), the administrator's for the user and for its groups. */
 #define ENVD_MAX_ALL_DIRS (ENVD_MAX_DIRS + 1u + ENVD_MAX_ADMIN_GROUPS)
+
+/* The largest limits the engine takes, far above anything a machine can
+ * hold, so that the arithmetic on them cannot wrap: a byte count plus one
+ * or times three (child.c's memory), a count times sixteen (scan.c), a
+ * time in ms as a 32-bit timer's. */
+#define ENVD_LIMIT_BYTES (SIZE_MAX / 8)
+#define ENVD_LIMIT_COUNT (SIZE_MAX / 64)
+#define ENVD_LIMIT_MS    (UINT32_MAX / 2)
+static inline size_t envd_at_most(size_t v, size_t max)
+{
+	return v > max ? max : v;
+}
 
 /* The characters of a variable name (names.c has the whole checks). */
 static inline bool envd_name_start(char c) /* a letter or '_' */
@@ -75,9 +89,13 @@ struct envd_expand_state {
 	size_t depth; /* current nesting, internal */
 };
 
-/* ---- byte buffers: struct envd_buf is in envd.h ---- */
+/* ---- byte buffers: struct envd_buf is in buf.h ---- */
 /* malloc'd "a" sep "b": a path or a NAME=VALUE string; NULL without memory. */
 char *envd_join(const char *a, char sep, const char *b);
+/* The array v (of elements of size bytes, *cap of them) with twice the
+ * room, or first elements when it has none; *cap updated.  NULL without
+ * memory (v is left as it was). */
+void *envd_grow(void *v, size_t *cap, size_t size, size_t first);
 /* A malloc'd, NUL-terminated copy of n bytes of s; NULL without memory. */
 char *envd_memdup0(const char *s, size_t n);
 
@@ -268,6 +286,11 @@ struct envd_check {
 	 * followed, is owned by an allowed owner (or root) and writable by no
 	 * one else, unless root's and sticky. */
 	bool safe_dirs;
+	/* No owner and no write rule: a file root reads as configuration it
+	 * already trusts, as the program that reads it would (envd audit's
+	 * PAM files).  The walk's rules, the type, the file system and the
+	 * cap still hold. */
+	bool any_owner;
 	struct envd_walk *walk;     /* the side's link budget, or NULL: no budget */
 	struct envd_detail *detail; /* what a refusal found, or NULL */
 };
@@ -281,15 +304,25 @@ struct envd_check {
  * directory's device. */
 int envd_open_dir(const char *path, const struct envd_check *chk, bool user_side,
                   enum envd_reason *reason, dev_t *dev);
-/* Opens name in dirfd, checks the descriptor and reads at most max bytes
- * into a malloc'd buffer.  Returns 0
- * with the contents in *data and *len (*data NULL for an empty file),
- * ENVD_READ_MASKS when the entry is no file to read and only masks its
- * name (/dev/null, a directory, a dangling link: *reason says which);
- * else a negative errno with *reason: -EPERM (refused by a
- * check), -EFBIG (over max), -EMLINK (chk's link budget ran out), -ENOMEM,
- * another errno (cannot be opened, examined or read). */
-#define ENVD_READ_MASKS 1
+/* What envd_read_file found: the file's state (the one enum a file has
+ * from the reader through the scan to the result): USED with its contents
+ * (malloc'd, NUL-terminated), MASKS when it is no file to read and only
+ * masks its name (empty, /dev/null, a directory, a dangling link: reason
+ * says which), SKIPPED with the reason, the diagnostic's code and the
+ * errno (-EPERM refused by a check, -EFBIG over the cap, -EMLINK the link
+ * budget ran out, -ENOMEM, another errno: cannot be opened, examined or
+ * read); and which file it was (its device and inode, for a caller that
+ * follows includes). */
+struct envd_read {
+	enum envd_file_state state;
+	char *data;
+	size_t len;
+	enum envd_reason reason;
+	enum envd_code code;
+	int err;
+	dev_t dev;
+	ino_t ino;
+};
 /* What the listing knew of an entry: its d_type (DT_REG opens it at once,
  * without the walk) and its directory's device (a file on the same one
  * needs no fstatfs of its own). */
@@ -298,9 +331,12 @@ struct envd_entry_hint {
 	bool dev_known;
 	dev_t dir_dev;
 };
-int envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
-                   const struct envd_check *chk, size_t max, char **data, size_t *len,
-                   enum envd_reason *reason);
+/* Opens name in dirfd (or a path: AT_FDCWD), checks the descriptor and
+ * reads at most max bytes: the one reader of every file the tree reads.
+ * Returns out->state. */
+enum envd_file_state envd_read_file(int dirfd, const char *name, const struct envd_entry_hint *hint,
+                                    const struct envd_check *chk, size_t max,
+                                    struct envd_read *out);
 /* Looks at name in dirfd through the walk (its links followed by their
  * text, every directory on the way checked as chk says) without opening
  * what it names for reading: *st is what the last component is (not a

@@ -35,7 +35,8 @@ int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir)
 {
 	struct not_conf_ctx c = {.ld = ld, .dir = dir};
 
-	return envd_scan_not_conf(dirfd, ld->cfg->limits.files_per_dir * 16, not_conf_cb, &c);
+	return envd_scan_not_conf(dirfd, envd_scan_listed(ld->cfg->limits.files_per_dir),
+	                          not_conf_cb, &c);
 }
 
 /* The directories of XDG_DATA_DIRS and XDG_CONFIG_DIRS when unset (the

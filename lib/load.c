@@ -29,42 +29,37 @@ const char *const envd_system_dirs[] = {
     NULL,
 };
 
+/* Every limit once: its field, its default, and its ceiling (internal.h:
+ * arithmetic on it cannot wrap, so a limit of SIZE_MAX still means "no
+ * limit"). */
+/* clang-format off */
+#define LIMITS(X) \
+	X(file_bytes,      ENVD_MAX_FILE_BYTES,      ENVD_LIMIT_BYTES) \
+	X(input_bytes,     ENVD_MAX_INPUT_BYTES,     ENVD_LIMIT_BYTES) \
+	X(files_per_dir,   ENVD_MAX_FILES_PER_DIR,   ENVD_LIMIT_COUNT) \
+	X(assignments,     ENVD_MAX_ASSIGNMENTS,     ENVD_LIMIT_COUNT) \
+	X(entry_bytes,     ENVD_MAX_ENTRY_BYTES,     ENVD_LIMIT_BYTES) \
+	X(expansion_bytes, ENVD_MAX_EXPANSION_BYTES, ENVD_LIMIT_BYTES) \
+	X(depth,           ENVD_MAX_DEPTH,           ENVD_LIMIT_COUNT) \
+	X(result_bytes,    ENVD_MAX_RESULT_BYTES,    ENVD_LIMIT_BYTES) \
+	X(diagnostics,     ENVD_MAX_DIAGNOSTICS,     ENVD_LIMIT_COUNT) \
+	X(link_steps,      ENVD_MAX_LINK_STEPS,      ENVD_LIMIT_COUNT) \
+	X(user_ms,         ENVD_MAX_USER_MS,         ENVD_LIMIT_MS) \
+	X(user_vars,       ENVD_MAX_USER_VARS,       ENVD_LIMIT_COUNT)
+/* clang-format on */
+
 void envd_limits_default(struct envd_limits *l)
 {
-	l->file_bytes = ENVD_MAX_FILE_BYTES;
-	l->input_bytes = ENVD_MAX_INPUT_BYTES;
-	l->files_per_dir = ENVD_MAX_FILES_PER_DIR;
-	l->assignments = ENVD_MAX_ASSIGNMENTS;
-	l->entry_bytes = ENVD_MAX_ENTRY_BYTES;
-	l->expansion_bytes = ENVD_MAX_EXPANSION_BYTES;
-	l->depth = ENVD_MAX_DEPTH;
-	l->result_bytes = ENVD_MAX_RESULT_BYTES;
-	l->diagnostics = ENVD_MAX_DIAGNOSTICS;
-	l->link_steps = ENVD_MAX_LINK_STEPS;
-	l->user_ms = ENVD_MAX_USER_MS;
-	l->user_vars = ENVD_MAX_USER_VARS;
+#define DEFAULT(field, value, ceiling) l->field = value;
+	LIMITS(DEFAULT)
+#undef DEFAULT
 }
 
-/* Every limit small enough that the arithmetic on it cannot wrap: a byte
- * count plus one, a file count times sixteen (scan.c), a byte count times
- * three (child.c's memory).  Far above anything a machine can hold, so a
- * limit of SIZE_MAX still means "no limit". */
 static void clamp_limits(struct envd_limits *l)
 {
-	const size_t bytes = SIZE_MAX / 8, count = SIZE_MAX / 64;
-
-	l->file_bytes = l->file_bytes > bytes ? bytes : l->file_bytes;
-	l->input_bytes = l->input_bytes > bytes ? bytes : l->input_bytes;
-	l->entry_bytes = l->entry_bytes > bytes ? bytes : l->entry_bytes;
-	l->expansion_bytes = l->expansion_bytes > bytes ? bytes : l->expansion_bytes;
-	l->result_bytes = l->result_bytes > bytes ? bytes : l->result_bytes;
-	l->files_per_dir = l->files_per_dir > count ? count : l->files_per_dir;
-	l->assignments = l->assignments > count ? count : l->assignments;
-	l->depth = l->depth > count ? count : l->depth;
-	l->diagnostics = l->diagnostics > count ? count : l->diagnostics;
-	l->link_steps = l->link_steps > count ? count : l->link_steps;
-	l->user_vars = l->user_vars > count ? count : l->user_vars;
-	l->user_ms = l->user_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : l->user_ms;
+#define CLAMP(field, value, ceiling) l->field = envd_at_most(l->field, ceiling);
+	LIMITS(CLAMP)
+#undef CLAMP
 }
 
 void envd_config_init(struct envd_config *cfg)
@@ -219,6 +214,22 @@ static int refused(struct loader *ld, const char *name, const char *reason, enum
 	return 0;
 }
 
+/* The bytes a value of name may have: "NAME=VALUE" and its NUL within
+ * entry_bytes (none when the name alone leaves no room for them).  The one
+ * statement of that limit: the expansion stops at it, and every value is
+ * held to it (store_value). */
+static size_t value_room(const struct envd_limits *lim, size_t name_len)
+{
+	return lim->entry_bytes > name_len + 1 ? lim->entry_bytes - name_len - 1 : 0;
+}
+
+static void too_long(struct loader *ld, const char *name)
+{
+	envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
+	           "%s would be longer than %zu bytes, skipped; fix: shorten its value", name,
+	           ld->cfg->limits.entry_bytes);
+}
+
 /* Expands raw into ld->xbuf. */
 static int expand_value(struct loader *ld, const char *name, size_t name_len, const char *raw,
                         size_t raw_len)
@@ -226,7 +237,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_expand_state st = {
 	    .budget = ld->expansion_left,
-	    .max_out = lim->entry_bytes > name_len + 1 ? lim->entry_bytes - name_len - 1 : 0,
+	    .max_out = value_room(lim, name_len),
 	    .max_depth = lim->depth,
 	    .lookup = lookup,
 	    .lookup_data = ld,
@@ -247,9 +258,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 		           "expansions skipped; fix: expand fewer or shorter values",
 		           lim->expansion_bytes, name);
 	} else if (r == -E2BIG && st.budget)
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped; fix: shorten its value",
-		           name, lim->entry_bytes);
+		too_long(ld, name);
 	else if (r == -E2BIG)
 		envd_diagf(
 		    &ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
@@ -284,10 +293,8 @@ static int store_value(struct loader *ld, const char *name, size_t name_len, uin
 	struct envd_store *s = &ld->res->store;
 	int r;
 
-	if (name_len + 1 + vlen > lim->entry_bytes) {
-		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->file, ld->line, name,
-		           "%s would be longer than %zu bytes, skipped; fix: shorten its value",
-		           name, lim->entry_bytes);
+	if (name_len >= lim->entry_bytes || vlen > value_room(lim, name_len)) {
+		too_long(ld, name);
 		return 0;
 	}
 	if (!result_fits(s, lim->result_bytes, name, name_len, h, vlen)) {
@@ -395,13 +402,6 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           whole ? "" : "; the name's rest is not shown");
 		return 0;
 	}
-	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, NULL, &kind)))
-		return refused(ld, name, why, kind);
-	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
-		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
-		           "%s is already set and kept (nooverwrite)", name);
-		return 0;
-	}
 	ld->cur_name = name;
 	ld->cur_len = key_len;
 	ld->self_ref = false;
@@ -425,15 +425,20 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		v = ld->xbuf.data ? ld->xbuf.data : "";
 		vlen = ld->xbuf.len;
 	}
+	/* the user policy, once, on the name and the value it would get */
+	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, v, &kind)))
+		return refused(ld, name, why, kind);
+	if ((cfg->flags & ENVD_NO_OVERWRITE) && preset(ld, name, key_len, h)) {
+		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_KEPT, ld->file, line, name,
+		           "%s is already set and kept (nooverwrite)", name);
+		return 0;
+	}
 	if (!envd_utf8_valid(v, vlen)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_BAD_UTF8, ld->file, line, name,
 		           "value of %s is not valid UTF-8, skipped; fix: save the file as UTF-8",
 		           name);
 		return 0;
 	}
-	/* what depends on the value (TZ) */
-	if (ld->user_side && (why = envd_policy_verdict(cfg->policy, name, v, &kind)))
-		return refused(ld, name, why, kind);
 	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
 		envd_lint_value(ld, name, v, vlen, v != value);
 	if (!(cfg->flags & ENVD_LINT) || ld->user_side)
@@ -445,11 +450,6 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 
 static int add_file(struct loader *ld, struct envd_scan_entry *e)
 {
-	static const enum envd_file_state state_of[] = {
-	    [ENVD_SCAN_PENDING] = ENVD_FILE_SKIPPED, [ENVD_SCAN_READ] = ENVD_FILE_USED,
-	    [ENVD_SCAN_MASKS] = ENVD_FILE_MASKS,     [ENVD_SCAN_SKIPPED] = ENVD_FILE_SKIPPED,
-	    [ENVD_SCAN_MASKED] = ENVD_FILE_MASKED,
-	};
 	struct envd_result *res = ld->res;
 	struct envd_file *f;
 	char *path = envd_join(ld->dir_paths[e->dir], '/', e->name);
@@ -459,16 +459,12 @@ static int add_file(struct loader *ld, struct envd_scan_entry *e)
 	f = &res->files[res->nfiles++];
 	f->path = path;
 	f->basename = path + strlen(ld->dir_paths[e->dir]) + 1;
-	f->state = state_of[e->status];
+	f->state = e->state;
 	f->user_side = ld->cfg->user_dir && e->dir == 0;
 	f->masked_by = NULL;
 	f->reason = e->reason == ENVD_R_NONE ? NULL : envd_reason_text(e->reason);
-	f->empty = e->empty;
+	f->empty = e->state == ENVD_FILE_MASKS && e->reason == ENVD_R_EMPTY;
 	ld->dir_files[e->dir]++;
-	if (e->status == ENVD_SCAN_PENDING) {
-		f->reason = envd_reason_text(ENVD_R_NOT_READ);
-		e->code = ENVD_C_FILE_ERROR;
-	}
 	return 0;
 }
 
@@ -477,23 +473,21 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 {
 	int r;
 
-	switch (e->status) {
-	case ENVD_SCAN_MASKED:
+	switch (e->state) {
+	case ENVD_FILE_MASKED:
 		/* the entry of the directory with the highest precedence */
 		f->masked_by =
 		    ld->res->files[ld->file_base + (size_t)(e->masked_by - ld->scan.v)].path;
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "masked by %s", f->masked_by);
 		return 0;
-	case ENVD_SCAN_MASKS:
+	case ENVD_FILE_MASKS:
 		envd_diagf(&ld->sink, ENVD_NOTICE, ENVD_C_FILE_MASKED, f->path, 0, NULL,
 		           "reads nothing (%s) and masks the same name in later directories",
 		           f->reason);
 		return 0;
-	case ENVD_SCAN_PENDING:
-	case ENVD_SCAN_SKIPPED: {
-		struct envd_skip k = {.reason = e->status == ENVD_SCAN_PENDING ? ENVD_R_NOT_READ
-		                                                               : e->reason,
+	case ENVD_FILE_SKIPPED: {
+		struct envd_skip k = {.reason = e->reason,
 		                      .path = f->path,
 		                      .owner = e->owner,
 		                      .others_write = e->others_write,
@@ -507,7 +501,7 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 		           envd_skip_text(text, sizeof(text), &k));
 		return 0;
 	}
-	case ENVD_SCAN_READ:
+	case ENVD_FILE_USED:
 		break;
 	}
 	if (memchr(e->data, '\0', e->len)) {
@@ -532,13 +526,6 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 /* A generator as an entry of the result's files. */
 static int add_gen(struct loader *ld, struct envd_gen *g)
 {
-	static const enum envd_file_state state_of[] = {
-	    [ENVD_GEN_RUN] = ENVD_FILE_USED,        [ENVD_GEN_FAILED] = ENVD_FILE_USED,
-	    [ENVD_GEN_DROPPED] = ENVD_FILE_SKIPPED, [ENVD_GEN_NOT_RUN] = ENVD_FILE_SKIPPED,
-	    [ENVD_GEN_MASKED] = ENVD_FILE_MASKED,   [ENVD_GEN_MASKS] = ENVD_FILE_MASKS,
-	    [ENVD_GEN_REFUSED] = ENVD_FILE_SKIPPED, [ENVD_GEN_IGNORED] = ENVD_FILE_SKIPPED,
-	    [ENVD_GEN_ENVD] = ENVD_FILE_SKIPPED,
-	};
 	struct envd_file *f = &ld->res->files[ld->res->nfiles];
 
 	g->file_index = ld->res->nfiles++;
@@ -546,7 +533,7 @@ static int add_gen(struct loader *ld, struct envd_gen *g)
 	if (f->path == NULL)
 		return -ENOMEM;
 	f->basename = f->path + (g->name - g->path);
-	f->state = state_of[g->state];
+	f->state = g->state;
 	f->user_side = true;
 	f->generator = true;
 	/* the holder of the name sorts before g: its entry is made */
@@ -562,8 +549,7 @@ static int process_gen(struct loader *ld, const struct envd_gen *g, const struct
 {
 	int r;
 
-	if ((g->state != ENVD_GEN_RUN && g->state != ENVD_GEN_FAILED) || g->len == 0 ||
-	    ld->assignments_full)
+	if (g->state != ENVD_FILE_USED || g->len == 0 || ld->assignments_full)
 		return 0;
 	if (memchr(g->data, '\0', g->len)) {
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_FILE_NUL, f->path, 0, NULL,

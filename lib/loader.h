@@ -20,25 +20,26 @@ struct envd_result {
 	size_t ndiag;
 };
 
-/* One entry of a generator directory (generators.c). */
-enum envd_gen_state {
-	ENVD_GEN_RUN,     /* to run; after the run, ran and exited 0 */
-	ENVD_GEN_FAILED,  /* ran, exited with another status or by a signal */
-	ENVD_GEN_DROPPED, /* ran, killed (time, output): output dropped */
-	ENVD_GEN_NOT_RUN, /* its turn did not come: time, or the child failed */
-	ENVD_GEN_MASKED,  /* an earlier directory holds the name */
-	ENVD_GEN_MASKS,   /* empty, /dev/null or another device: disables the name */
-	ENVD_GEN_REFUSED, /* unsafe: not run, and nothing later of its name */
-	ENVD_GEN_IGNORED, /* not a regular executable file: holds no name */
-	ENVD_GEN_ENVD,    /* 30-systemd-environment-d-generator: this load */
-};
-
+/* One entry of a generator directory (generators.c).  Its state is a
+ * file's, as the result keeps it, with its reason:
+ * - to run: SKIPPED for ENVD_R_GEN_NOT_RUN until it runs (envd_gen_to_run),
+ *   and so when its turn did not come (the child failed); else
+ * - USED: ran, and exited 0 (reason NONE) or not (GEN_FAILED, GEN_SIGNAL):
+ *   its output is used, as by systemd;
+ * - SKIPPED: killed (GEN_KILLED, GEN_TOO_BIG: output dropped), not run
+ *   (GEN_LATE, DIR_FULL), refused as unsafe (code ENVD_C_GEN_UNSAFE: it
+ *   holds its name, nothing later of it runs), not a regular executable
+ *   file (code ENVD_C_GEN_MASKED: holds no name), or this load's own
+ *   generator (GEN_ENVD);
+ * - MASKED: an earlier directory holds the name;
+ * - MASKS: empty, /dev/null or another device: disables the name. */
 struct envd_gen {
 	char *path; /* directory/name, malloc'd */
 	const char *name;
 	size_t dir;
-	enum envd_gen_state state;
+	enum envd_file_state state;
 	enum envd_reason reason;
+	enum envd_code code; /* SKIPPED at the listing: refused or not a generator */
 	const struct envd_gen *masked_by;
 	char *data; /* its output, malloc'd */
 	size_t len;
@@ -49,8 +50,13 @@ struct envd_gens {
 	struct envd_gen *v;
 	size_t n, cap;
 	size_t first_after; /* entries from here on sort after environment.d's own */
-	size_t to_run;      /* entries in state ENVD_GEN_RUN */
+	size_t to_run;      /* entries to run (envd_gen_to_run) */
 };
+
+static inline bool envd_gen_to_run(const struct envd_gen *e)
+{
+	return e->state == ENVD_FILE_SKIPPED && e->reason == ENVD_R_GEN_NOT_RUN;
+}
 
 struct loader {
 	const struct envd_config *cfg;

@@ -2,9 +2,10 @@
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
 /* options.c - the options of a login, one table for pam_envd.so and envd.
  *
- * Each row is one option: its module spelling (envd's is derived, see
- * envd.h), the kind of value, the front ends that take it, one line of
- * help, and the function that sets struct envd_settings.  Both front ends
+ * Each row is one option of both front ends: its module spelling (envd's
+ * is derived, see options.h), whether a malformed value switches the user
+ * side off, for a flag its bit, else what its value is and the function
+ * that sets struct envd_settings from it, and one line of help.  Both front ends
  * go through envd_option_set, so an option has one default, one rule and
  * one message for a malformed value.  A malformed value of an option that
  * narrows what user files may do (user_dir=, user_allow=, user_deny=,
@@ -15,13 +16,13 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "options.h"
 
 /* The engine's directories, the user directory included, less that one. */
 #define MAX_SYSTEM_DIRS (ENVD_MAX_DIRS - 1u)
@@ -36,19 +37,11 @@ static int bad(const struct envd_option *opt, struct envd_settings *s, const cha
 	return -EINVAL;
 }
 
-/* A flag: the row's bool field becomes true. */
-static int set_flag(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                    envd_option_report_fn report, void *data)
+/* The one option taken as it is. */
+static int set_default_path(const struct envd_option *opt, struct envd_settings *s,
+                            const char *value, envd_option_report_fn report, void *data)
 {
-	*(bool *)((char *)s + opt->field) = true;
-	return 0;
-}
-
-/* A path taken as it is: the row's const char * field. */
-static int set_path(const struct envd_option *opt, struct envd_settings *s, const char *value,
-                    envd_option_report_fn report, void *data)
-{
-	*(const char **)((char *)s + opt->field) = value;
+	s->default_path = value;
 	return 0;
 }
 
@@ -107,10 +100,10 @@ static int set_admin_dir(const struct envd_option *opt, struct envd_settings *s,
 }
 
 /* DIR:DIR:...  Relative entries are dropped; what remains (even nothing)
- * replaces the default list (the row's char ** field).  One block: the pointers, then a copy of the
- * value with each ':' made a NUL. */
-static int set_system_dirs(const struct envd_option *opt, struct envd_settings *s,
-                           const char *value, envd_option_report_fn report, void *data)
+ * replaces the default list *list.  One block: the pointers, then a copy
+ * of the value with each ':' made a NUL. */
+static int set_dirs(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                    envd_option_report_fn report, void *data, char ***list)
 {
 	size_t n = 1, k = 0, len = strlen(value), size;
 	char **dirs, *p, *end;
@@ -145,9 +138,21 @@ static int set_system_dirs(const struct envd_option *opt, struct envd_settings *
 			dirs[k++] = dir;
 	}
 	dirs[k] = NULL;
-	free(*(char ***)((char *)s + opt->field));
-	*(char ***)((char *)s + opt->field) = dirs;
+	free(*list);
+	*list = dirs;
 	return r;
+}
+
+static int set_system_dirs(const struct envd_option *opt, struct envd_settings *s,
+                           const char *value, envd_option_report_fn report, void *data)
+{
+	return set_dirs(opt, s, value, report, data, &s->system_dirs);
+}
+
+static int set_generator_dirs(const struct envd_option *opt, struct envd_settings *s,
+                              const char *value, envd_option_report_fn report, void *data)
+{
+	return set_dirs(opt, s, value, report, data, &s->generator_dirs);
 }
 
 /* A pattern list: r is what the policy call returned. */
@@ -227,98 +232,32 @@ bad:
 	           report, data);
 }
 
-#define BOTH (ENVD_FRONT_MODULE | ENVD_FRONT_CLI)
-
+/* name, cli, flag, user_side, arg, set, help: struct envd_option */
 const struct envd_option envd_options[] = {
-    {.name = "nouser",
-     .cli = "no-user",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "read the system directories only",
-     .field = offsetof(struct envd_settings, nouser),
-     .set = set_flag},
-    {.name = "nooverwrite",
-     .cli = "no-overwrite",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "keep variables the login already has",
-     .field = offsetof(struct envd_settings, nooverwrite),
-     .set = set_flag},
-    {.name = "noexpand",
-     .cli = "no-expand",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "take values literally",
-     .field = offsetof(struct envd_settings, noexpand),
-     .set = set_flag},
-    {.name = "user_dir",
-     .kind = ENVD_OPT_PATH,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "DIR",
-     .help = "the user directory; a template: %h home, %u user, %% %",
-     .set = set_user_dir},
-    {.name = "system_dirs",
-     .kind = ENVD_OPT_DIRS,
-     .fronts = BOTH,
-     .arg = "DIRS",
-     .help = "system directories instead of the four, ':'-separated",
-     .field = offsetof(struct envd_settings, system_dirs),
-     .set = set_system_dirs},
-    {.name = "generators",
-     .kind = ENVD_OPT_FLAG,
-     .fronts = BOTH,
-     .help = "run systemd's user environment generators, as the user",
-     .field = offsetof(struct envd_settings, generators),
-     .set = set_flag},
-    {.name = "generator_dirs",
-     .kind = ENVD_OPT_DIRS,
-     .fronts = BOTH,
-     .arg = "DIRS",
-     .help = "generator directories instead of systemd's four",
-     .field = offsetof(struct envd_settings, generator_dirs),
-     .set = set_system_dirs},
-    {.name = "admin_dir",
-     .kind = ENVD_OPT_PATH,
-     .fronts = BOTH,
-     .arg = "DIR",
-     .help = "read DIR/user/USER and DIR/group/GROUP too",
-     .set = set_admin_dir},
-    {.name = "default_path",
-     .kind = ENVD_OPT_PATH,
-     .fronts = BOTH,
-     .arg = "P",
-     .help = "PATH a login without one starts with",
-     .field = offsetof(struct envd_settings, default_path),
-     .set = set_path},
-    {.name = "user_allow",
-     .kind = ENVD_OPT_PATTERNS,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "PAT",
-     .help = "lift default refusals for names matching PAT",
-     .set = set_user_allow},
-    {.name = "user_deny",
-     .kind = ENVD_OPT_PATTERNS,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "PAT",
-     .help = "refuse names matching PAT in user files too",
-     .set = set_user_deny},
-    {.name = "user_only",
-     .kind = ENVD_OPT_PATTERNS,
-     .fronts = BOTH,
-     .user_side = true,
-     .arg = "PAT",
-     .help = "take only names matching PAT from user files",
-     .set = set_user_only},
-    {.name = "max_env",
-     .kind = ENVD_OPT_SIZE,
-     .fronts = BOTH,
-     .arg = "SIZE",
-     .help = "cap the result at SIZE bytes (K, M suffixes; at most 1M)",
-     .set = set_size},
-    {.name = NULL},
+    {"nouser", "no-user", ENVD_SET_NOUSER, false, NULL, NULL, "read the system directories only"},
+    {"nooverwrite", "no-overwrite", ENVD_SET_NOOVERWRITE, false, NULL, NULL,
+     "keep variables the login already has"},
+    {"noexpand", "no-expand", ENVD_SET_NOEXPAND, false, NULL, NULL, "take values literally"},
+    {"user_dir", NULL, 0, true, "DIR", set_user_dir,
+     "the user directory; a template: %h home, %u user, %% %"},
+    {"system_dirs", NULL, 0, false, "DIRS", set_system_dirs,
+     "system directories instead of the four, ':'-separated"},
+    {"generators", NULL, ENVD_SET_GENERATORS, false, NULL, NULL,
+     "run systemd's user environment generators, as the user"},
+    {"generator_dirs", NULL, 0, false, "DIRS", set_generator_dirs,
+     "generator directories instead of systemd's four"},
+    {"admin_dir", NULL, 0, false, "DIR", set_admin_dir,
+     "read DIR/user/USER and DIR/group/GROUP too"},
+    {"default_path", NULL, 0, false, "P", set_default_path, "PATH a login without one starts with"},
+    {"user_allow", NULL, 0, true, "PAT", set_user_allow,
+     "lift default refusals for names matching PAT"},
+    {"user_deny", NULL, 0, true, "PAT", set_user_deny,
+     "refuse names matching PAT in user files too"},
+    {"user_only", NULL, 0, true, "PAT", set_user_only,
+     "take only names matching PAT from user files"},
+    {"max_env", NULL, 0, false, "SIZE", set_size,
+     "cap the result at SIZE bytes (K, M suffixes; at most 1M)"},
+    {NULL, NULL, 0, false, NULL, NULL, NULL},
 };
 
 int envd_settings_init(struct envd_settings *s)
@@ -341,12 +280,16 @@ void envd_settings_free(struct envd_settings *s)
 int envd_option_set(const struct envd_option *opt, struct envd_settings *s, const char *value,
                     envd_option_report_fn report, void *data)
 {
-	if (opt->kind != ENVD_OPT_FLAG && (value == NULL || value[0] == '\0')) {
+	if (opt->flag) {
+		s->flags |= opt->flag;
+		return 0;
+	}
+	if (value == NULL || value[0] == '\0') {
 		if (report)
 			report(opt, "no value; fix: give one after '='", false, data);
 		return -EINVAL;
 	}
-	return opt->set(opt, s, opt->kind == ENVD_OPT_FLAG ? NULL : value, report, data);
+	return opt->set(opt, s, value, report, data);
 }
 
 int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_report_fn report,
@@ -355,11 +298,11 @@ int envd_settings_arg(struct envd_settings *s, const char *arg, envd_option_repo
 	for (const struct envd_option *o = envd_options; o->name != NULL; o++) {
 		size_t len = strlen(o->name);
 
-		if (!(o->fronts & ENVD_FRONT_MODULE) || strncmp(arg, o->name, len) != 0)
+		if (strncmp(arg, o->name, len) != 0)
 			continue;
-		if (o->kind == ENVD_OPT_FLAG && arg[len] == '\0')
+		if (o->flag && arg[len] == '\0')
 			return envd_option_set(o, s, NULL, report, data);
-		if (o->kind != ENVD_OPT_FLAG && arg[len] == '=')
+		if (!o->flag && arg[len] == '=')
 			return envd_option_set(o, s, arg + len + 1, report, data);
 	}
 	return -ENOENT;
@@ -381,9 +324,10 @@ const char *envd_option_cli_name(const struct envd_option *opt, char *buf, size_
 void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg)
 {
 	cfg->system_dirs = (const char *const *)s->system_dirs;
-	cfg->generators = s->generators;
+	cfg->generators = (s->flags & ENVD_SET_GENERATORS) != 0;
 	cfg->generator_dirs = (const char *const *)s->generator_dirs;
-	cfg->flags |= (s->nooverwrite ? ENVD_NO_OVERWRITE : 0) | (s->noexpand ? ENVD_NO_EXPAND : 0);
+	cfg->flags |= (s->flags & ENVD_SET_NOOVERWRITE ? ENVD_NO_OVERWRITE : 0) |
+	              (s->flags & ENVD_SET_NOEXPAND ? ENVD_NO_EXPAND : 0);
 	cfg->policy = s->policy;
 	cfg->admin_dir = s->admin_dir;
 	if (s->max_env > 0 && s->max_env < cfg->limits.result_bytes)

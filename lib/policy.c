@@ -462,13 +462,11 @@ static int add_patterns(struct pattern_list *l, const char *patterns)
 			if (!pattern_char(start[i]))
 				return -EINVAL;
 		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 8;
-			char **nv = reallocarray(l->v, cap, sizeof(*nv));
+			char **nv = envd_grow(l->v, &l->cap, sizeof(*nv), 8);
 
 			if (!nv)
 				return -ENOMEM;
 			l->v = nv;
-			l->cap = cap;
 		}
 		copy = strndup(start, n);
 		if (!copy)

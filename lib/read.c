@@ -41,11 +41,10 @@ static size_t sat_add(size_t a, size_t b)
 	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-/* Directory entries listed at most, of which .conf names: files_per_dir
- * (scan.c lists sixteen times that many entries before it stops). */
+/* Directory entries listed at most (envd_scan_listed). */
 static size_t max_listed(const struct envd_limits *lim)
 {
-	return sat_mul(lim->files_per_dir, 16);
+	return envd_scan_listed(lim->files_per_dir);
 }
 
 /* ---- one file ---- */
@@ -58,9 +57,8 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	struct envd_entry_hint hint = {.type = e->type, .dev_known = true, .dir_dev = dev};
 	const struct envd_limits *lim = &ld->cfg->limits;
 	size_t max = lim->file_bytes;
-	int r;
+	struct envd_read got;
 
-	e->status = ENVD_SCAN_SKIPPED;
 	if (ld->input_bytes >= lim->input_bytes) {
 		e->code = ENVD_C_LIMIT;
 		e->reason = ENVD_R_INPUT_FULL;
@@ -68,10 +66,14 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 	}
 	if (max > lim->input_bytes - ld->input_bytes)
 		max = lim->input_bytes - ld->input_bytes;
-	r = envd_read_file(dirfd, e->name, &hint, chk, max, &e->data, &e->len, &e->reason);
-	if (r == -ENOMEM)
-		return r;
-	if (r == -EPERM && chk->detail) {
+	e->state = envd_read_file(dirfd, e->name, &hint, chk, max, &got);
+	e->data = got.data;
+	e->len = got.len;
+	e->reason = got.reason;
+	e->code = got.code;
+	if (got.err == -ENOMEM)
+		return -ENOMEM;
+	if (got.err == -EPERM && chk->detail) {
 		e->owner = chk->detail->owner;
 		e->others_write = chk->detail->others_write;
 		if (e->reason == ENVD_R_UNSAFE_PATH && chk->detail->where[0]) {
@@ -80,17 +82,10 @@ static int read_one(struct loader *ld, int dirfd, dev_t dev, struct envd_scan_en
 				return -ENOMEM;
 		}
 	}
-	if (r == 0 && e->data) {
-		e->status = ENVD_SCAN_READ;
+	if (e->state == ENVD_FILE_USED) {
 		e->group_write = chk->walk != NULL && chk->walk->group_used;
 		ld->input_bytes += e->len;
-	} else if (r == 0 || r == ENVD_READ_MASKS) {
-		e->status = ENVD_SCAN_MASKS;
-		e->empty = r == 0;
-	} else
-		e->code = r == -EPERM                   ? ENVD_C_FILE_UNSAFE
-		          : r == -EFBIG || r == -EMLINK ? ENVD_C_LIMIT
-		                                        : ENVD_C_FILE_ERROR;
+	}
 	return 0;
 }
 
@@ -197,7 +192,7 @@ int envd_read_system(struct loader *ld, size_t first_dir)
 	for (i = 0; i < ld->scan.n && r == 0; i++) {
 		struct envd_scan_entry *e = &ld->scan.v[i];
 
-		if (e->status == ENVD_SCAN_PENDING && e->dir >= first_dir)
+		if (envd_scan_unread(e) && e->dir >= first_dir)
 			r = read_one(ld, fds[e->dir], devs[e->dir], e, &chk);
 	}
 	for (d = first_dir; d < nd; d++)
@@ -263,13 +258,12 @@ static int read_user_files(struct loader *ld, int fd, dev_t dev, struct side *s,
 	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
 		struct envd_scan_entry *e = &ld->scan.v[i];
 
-		if (e->status != ENVD_SCAN_PENDING)
+		if (!envd_scan_unread(e))
 			continue;
 		if (in_time && past(&until))
 			in_time = false;
 		if (!in_time) {
 			/* not read, but still its name: it masks */
-			e->status = ENVD_SCAN_SKIPPED;
 			e->code = ENVD_C_LIMIT;
 			e->reason = ENVD_R_LATE;
 			s->late++;
@@ -374,7 +368,7 @@ static int check_group_write(struct loader *ld, struct side *s)
 		free(e->data);
 		e->data = NULL;
 		e->len = 0;
-		e->status = ENVD_SCAN_SKIPPED;
+		e->state = ENVD_FILE_SKIPPED;
 		e->code = ENVD_C_FILE_UNSAFE;
 		e->reason = ENVD_R_GROUP_SHARED;
 	}
@@ -431,7 +425,7 @@ struct rec_file {
 	uint32_t reason;
 	uint32_t owner;
 	uint16_t name_len;
-	uint8_t status, empty, group, pad[3];
+	uint8_t state, group, pad[4];
 };
 
 struct rec_end {
@@ -443,6 +437,8 @@ struct rec_path {
 	int32_t r;
 	uint32_t reason;
 	uint32_t owner;
+	uint32_t pad;
+	uint64_t dev, ino;
 };
 
 int envd_rec_put(struct envd_buf *b, char type, const void *fixed, size_t fn, const void *s1,
@@ -511,11 +507,10 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 		f.reason = e->reason;
 		f.owner = (uint32_t)e->owner;
 		f.name_len = nl > UINT16_MAX ? UINT16_MAX : (uint16_t)nl;
-		f.status = (uint8_t)e->status;
-		f.empty = e->empty;
+		f.state = (uint8_t)e->state;
 		f.group = e->group_write;
 		r = envd_rec_put(b, REC_FILE, &f, sizeof(f), e->name, f.name_len, e->data,
-		                 e->status == ENVD_SCAN_READ ? e->len : 0);
+		                 e->state == ENVD_FILE_USED ? e->len : 0);
 	}
 	for (size_t i = 0; i < s->n_not_conf && r == 0; i++, name += strlen(name) + 1)
 		r = envd_rec_put(b, REC_NOT_CONF, NULL, 0, name, strlen(name), NULL, 0);
@@ -584,20 +579,20 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	body += sizeof(f);
 	len -= sizeof(f);
 	if (f.name_len > len || !conf_name(body, f.name_len) || f.reason >= ENVD_R_COUNT ||
-	    f.empty > 1 || f.group > 1)
+	    f.group > 1)
 		return -EBADMSG;
 	data_len = len - f.name_len;
-	switch (f.status) {
-	case ENVD_SCAN_READ:
+	switch (f.state) {
+	case ENVD_FILE_USED:
 		if (data_len == 0 || data_len > lim->file_bytes ||
 		    data_len > lim->input_bytes - *bytes)
 			return -EBADMSG;
 		break;
-	case ENVD_SCAN_MASKS:
+	case ENVD_FILE_MASKS:
 		if (data_len != 0 || f.group)
 			return -EBADMSG;
 		break;
-	case ENVD_SCAN_SKIPPED:
+	case ENVD_FILE_SKIPPED:
 		if (data_len != 0 || f.group ||
 		    (f.code != ENVD_C_FILE_UNSAFE && f.code != ENVD_C_FILE_ERROR &&
 		     f.code != ENVD_C_LIMIT))
@@ -610,10 +605,9 @@ static int decode_file(struct loader *ld, const char *body, size_t len, size_t *
 	if (r < 0)
 		return r;
 	e = &ld->scan.v[ld->scan.n - 1];
-	e->status = (enum envd_scan_status)f.status;
-	e->code = f.status == ENVD_SCAN_SKIPPED ? (enum envd_code)f.code : ENVD_C_NONE;
+	e->state = (enum envd_file_state)f.state;
+	e->code = f.state == ENVD_FILE_SKIPPED ? (enum envd_code)f.code : ENVD_C_NONE;
 	e->reason = (enum envd_reason)f.reason;
-	e->empty = f.status == ENVD_SCAN_MASKS && f.empty;
 	e->group_write = f.group;
 	e->owner = (uid_t)f.owner;
 	if (data_len > 0) {
@@ -727,11 +721,6 @@ static size_t child_ms(size_t ms)
 	return ms - ms / 4;
 }
 
-static size_t user_ms(const struct envd_limits *lim)
-{
-	return lim->user_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : lim->user_ms;
-}
-
 static int user_work(int fd, void *data)
 {
 	struct loader *ld = data;
@@ -742,7 +731,7 @@ static int user_work(int fd, void *data)
 	ld->sink.fn = NULL; /* the caller's callback is not for this process */
 	envd_buf_init(&s.not_conf, 0);
 	envd_buf_init(&out, 0);
-	r = read_user_side(ld, &s, child_ms(user_ms(&ld->cfg->limits)));
+	r = read_user_side(ld, &s, child_ms(ld->cfg->limits.user_ms));
 	if (r == 0)
 		r = encode_side(&out, ld, &s);
 	if (r == 0)
@@ -779,7 +768,7 @@ static int read_user_child(struct loader *ld, struct side *s)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	struct envd_child c = {.ids = ld->cfg->user_ids,
-	                       .budget_ms = (unsigned)user_ms(lim),
+	                       .budget_ms = (unsigned)lim->user_ms,
 	                       .memory_bytes = sat_add(sat_mul(stream_cap(lim), 3), 64u << 20),
 	                       .work = user_work,
 	                       .data = ld};
@@ -812,7 +801,7 @@ int envd_read_user(struct loader *ld)
 	if (ld->cfg->user_ids)
 		r = read_user_child(ld, &s);
 	else
-		r = read_user_side(ld, &s, user_ms(&ld->cfg->limits));
+		r = read_user_side(ld, &s, ld->cfg->limits.user_ms);
 	if (r == 0 && !s.failed)
 		r = check_group_write(ld, &s);
 	if (r == 0 && !s.failed)
@@ -821,61 +810,72 @@ int envd_read_user(struct loader *ld)
 	return r;
 }
 
-/* ---- one file of the user's (envd import-pam-environment --as) ---- */
+/* ---- one file: envd import-pam-environment (--as), envd audit ---- */
+
+/* The file at path, as envd_read_path says it: 0 (data NULL: empty),
+ * -ENOENT no such file, -EINVAL only masks (no file to read: a dangling
+ * link too), or the reader's errno. */
+static int read_path_here(const char *path, const struct envd_path_read *rd, size_t max,
+                          struct envd_read *got, uid_t *found)
+{
+	struct envd_detail detail = {.owner = 0};
+	struct envd_check chk = {.owner_a = rd->owner,
+	                         .owner_b = 0,
+	                         .group_ok = (gid_t)-1,
+	                         .any_owner = rd->any_owner,
+	                         .detail = &detail};
+	enum envd_file_state state = envd_read_file(AT_FDCWD, path, NULL, &chk, max, got);
+	struct stat st;
+
+	*found = detail.owner;
+	switch (state) {
+	case ENVD_FILE_USED:
+		return 0;
+	case ENVD_FILE_MASKS:
+		if (got->reason == ENVD_R_EMPTY)
+			return 0;
+		/* a name in a listing that leads nowhere is a dangling link; a
+		 * path given is, most often, only missing: said as such */
+		if (got->reason != ENVD_R_DANGLING ||
+		    fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			return -EINVAL;
+		got->reason = ENVD_R_MISSING; /* no file: a single file masks nothing */
+		return -ENOENT;
+	default:
+		return got->err;
+	}
+}
 
 struct path_work {
 	const char *path;
-	uid_t owner;
+	const struct envd_path_read *rd;
 	size_t max;
 };
-
-/* *owner: the file's owner when a check refused it for that. */
-static int read_path_here(const struct path_work *w, char **data, size_t *len,
-                          enum envd_reason *why, uid_t *owner)
-{
-	struct envd_detail detail = {.owner = 0};
-	struct envd_check chk = {
-	    .owner_a = w->owner, .owner_b = 0, .group_ok = (gid_t)-1, .detail = &detail};
-	struct stat st;
-	int r = envd_read_file(AT_FDCWD, w->path, NULL, &chk, w->max, data, len, why);
-
-	*owner = detail.owner;
-	/* a name in a listing that leads nowhere is a dangling link; a path
-	 * given is, most often, only missing: said as such */
-	if (r == ENVD_READ_MASKS && *why == ENVD_R_DANGLING &&
-	    fstatat(AT_FDCWD, w->path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
-		*why = ENVD_R_MISSING;
-		r = -ENOENT;
-	}
-	return r;
-}
 
 static int path_work(int fd, void *data)
 {
 	const struct path_work *w = data;
+	struct envd_read got;
 	struct rec_path p;
 	struct envd_buf out;
-	enum envd_reason why = ENVD_R_NONE;
-	char *text = NULL;
-	size_t len = 0;
+	uid_t owner = 0;
 	int r;
 
-	uid_t owner = 0;
-
 	memset(&p, 0, sizeof(p));
-	p.r = read_path_here(w, &text, &len, &why, &owner);
-	p.reason = why;
+	p.r = read_path_here(w->path, w->rd, w->max, &got, &owner);
+	p.reason = got.reason;
 	p.owner = (uint32_t)owner;
+	p.dev = got.dev;
+	p.ino = got.ino;
 	envd_buf_init(&out, 0);
-	r = envd_rec_put(&out, REC_PATH, &p, sizeof(p), text, len, NULL, 0);
+	r = envd_rec_put(&out, REC_PATH, &p, sizeof(p), got.data, got.len, NULL, 0);
 	if (r == 0)
 		r = envd_write_all(fd, out.data, out.len);
 	return r;
 }
 
 /* The child's one record.  Returns what it says, or -EBADMSG. */
-static int decode_path(const char *in, size_t n, size_t max, char **data, size_t *len,
-                       enum envd_reason *why, uid_t *owner)
+static int decode_path(const char *in, size_t n, size_t max, struct envd_read *got, uid_t *owner)
 {
 	struct rec_path p;
 	const char *body;
@@ -887,65 +887,77 @@ static int decode_path(const char *in, size_t n, size_t max, char **data, size_t
 		return -EBADMSG;
 	memcpy(&p, body, sizeof(p));
 	blen -= sizeof(p);
-	if (p.reason >= ENVD_R_COUNT || p.r > ENVD_READ_MASKS || p.r <= -4096 ||
-	    (p.r != 0 && blen != 0) || blen > max)
+	if (p.reason >= ENVD_R_COUNT || p.r > 0 || p.r <= -4096 || (p.r != 0 && blen != 0) ||
+	    blen > max)
 		return -EBADMSG;
-	*why = (enum envd_reason)p.reason;
+	got->reason = (enum envd_reason)p.reason;
 	*owner = (uid_t)p.owner;
+	got->dev = (dev_t)p.dev;
+	got->ino = (ino_t)p.ino;
 	if (p.r == 0 && blen > 0) {
-		*data = envd_memdup0(body + sizeof(p), blen);
-		if (*data == NULL)
+		got->data = envd_memdup0(body + sizeof(p), blen);
+		if (got->data == NULL)
 			return -ENOMEM;
-		*len = blen;
+		got->len = blen;
 	}
 	return p.r;
 }
 
-int envd_read_path(const char *path, const struct envd_ids *as, uid_t owner, size_t max,
-                   char **data, size_t *len, char *reason, size_t reason_size)
+/* Through a child with rd->as's credentials. */
+static int read_path_child(const char *path, const struct envd_path_read *rd, size_t max,
+                           struct envd_read *got, uid_t *owner)
 {
-	/* clamped as envd_load clamps its limits: max + 1 cannot wrap */
-	struct path_work w = {
-	    .path = path, .owner = owner, .max = max > SIZE_MAX / 8 ? SIZE_MAX / 8 : max};
-	enum envd_reason why = ENVD_R_NONE;
+	struct path_work w = {.path = path, .rd = rd, .max = max};
+	struct envd_child c = {.ids = rd->as,
+	                       .budget_ms = ENVD_MAX_USER_MS,
+	                       .memory_bytes = sat_add(sat_mul(max, 3), 64u << 20),
+	                       .work = path_work,
+	                       .data = &w};
+	struct envd_buf in;
+	int r;
+
+	envd_buf_init(&in, sat_add(max, 64));
+	r = envd_child_run(&c, &in);
+	if (r == 0)
+		r = decode_path(in.data, in.len, max, got, owner);
+	else if (r == -ETIMEDOUT)
+		got->reason = ENVD_R_LATE;
+	else if (r != -ENOMEM)
+		got->reason = ENVD_R_OPEN;
+	if (in.data)
+		explicit_bzero(in.data, in.len);
+	envd_buf_free(&in);
+	if (r == -EBADMSG || r == -EMSGSIZE)
+		got->reason = ENVD_R_OPEN;
+	return r;
+}
+
+int envd_read_path(const char *path, struct envd_path_read *rd)
+{
+	size_t max = envd_at_most(rd->max, ENVD_LIMIT_BYTES); /* as envd_load's */
+	struct envd_read got = {.reason = ENVD_R_NONE};
 	uid_t found = 0;
 	int r;
 
-	*data = NULL;
-	*len = 0;
-	if (as == NULL) {
-		r = read_path_here(&w, data, len, &why, &found);
-	} else {
-		struct envd_child c = {.ids = as,
-		                       .budget_ms = ENVD_MAX_USER_MS,
-		                       .memory_bytes = sat_add(sat_mul(w.max, 3), 64u << 20),
-		                       .work = path_work,
-		                       .data = &w};
-		struct envd_buf in;
-
-		envd_buf_init(&in, sat_add(w.max, 64));
-		r = envd_child_run(&c, &in);
-		if (r == 0)
-			r = decode_path(in.data, in.len, w.max, data, len, &why, &found);
-		else if (r == -ETIMEDOUT)
-			why = ENVD_R_LATE;
-		else if (r != -ENOMEM)
-			why = ENVD_R_OPEN;
-		if (in.data)
-			explicit_bzero(in.data, in.len);
-		envd_buf_free(&in);
-		if (r == -EBADMSG || r == -EMSGSIZE)
-			why = ENVD_R_OPEN;
-	}
-	if (reason_size > 0)
-		reason[0] = '\0';
-	if (r == -EPERM) {
+	r = rd->as == NULL ? read_path_here(path, rd, max, &got, &found)
+	                   : read_path_child(path, rd, max, &got, &found);
+	rd->data = got.data;
+	rd->len = got.len;
+	rd->dev = got.dev;
+	rd->ino = got.ino;
+	rd->reason = got.reason == ENVD_R_NONE ? NULL : envd_reason_text(got.reason);
+	if (rd->text_size > 0)
+		rd->text[0] = '\0';
+	if (r == -EPERM && rd->text_size > 0) {
 		/* a refusal says what fixes it, as a skip in a load does */
-		struct envd_skip k = {
-		    .reason = why, .path = path, .owner = found, .want = owner, .done = "not read"};
+		struct envd_skip k = {.reason = got.reason,
+		                      .path = path,
+		                      .owner = found,
+		                      .want = rd->owner,
+		                      .done = "not read"};
 
-		envd_skip_text(reason, reason_size, &k);
-	} else if (why != ENVD_R_NONE && reason_size > 0)
-		snprintf(reason, reason_size, "%s", envd_reason_text(why));
-	return r == ENVD_READ_MASKS ? -EINVAL : r;
+		envd_skip_text(rd->text, rd->text_size, &k);
+	} else if (rd->reason && rd->text_size > 0)
+		snprintf(rd->text, rd->text_size, "%s", rd->reason);
+	return r;
 }

@@ -68,13 +68,11 @@ int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t di
 	struct envd_scan_entry *e;
 
 	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 64;
-		struct envd_scan_entry *nv = reallocarray(sc->v, cap, sizeof(*nv));
+		struct envd_scan_entry *nv = envd_grow(sc->v, &sc->cap, sizeof(*nv), 64);
 
 		if (!nv)
 			return -ENOMEM;
 		sc->v = nv;
-		sc->cap = cap;
 	}
 	e = &sc->v[sc->n];
 	memset(e, 0, sizeof(*e));
@@ -83,6 +81,9 @@ int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t di
 		return -ENOMEM;
 	e->dir = dir;
 	e->type = type;
+	e->state = ENVD_FILE_SKIPPED;
+	e->reason = ENVD_R_NOT_READ;
+	e->code = ENVD_C_FILE_ERROR;
 	sc->n++;
 	return 0;
 }
@@ -111,7 +112,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 	if (!d)
 		return errno == ENOMEM ? -ENOMEM : -EIO;
 	while ((de = next_entry(d))) {
-		if (++seen > max_files * 16) {
+		if (++seen > envd_scan_listed(max_files)) {
 			rep->truncated = true;
 			break;
 		}
@@ -139,7 +140,7 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 		qsort(sc->v + first, nconf, sizeof(*sc->v), by_name);
 		/* the rest is not read, but still holds its name: it masks */
 		for (i = first + max_files; i < sc->n; i++) {
-			sc->v[i].status = ENVD_SCAN_SKIPPED;
+			sc->v[i].state = ENVD_FILE_SKIPPED;
 			sc->v[i].code = ENVD_C_LIMIT;
 			sc->v[i].reason = ENVD_R_DIR_FULL;
 		}
@@ -174,7 +175,9 @@ void envd_scan_sort(struct envd_scan *sc)
 		if (strcmp(sc->v[i].name, sc->v[i - 1].name) == 0) {
 			sc->v[i].masked_by =
 			    sc->v[i - 1].masked_by ? sc->v[i - 1].masked_by : &sc->v[i - 1];
-			sc->v[i].status = ENVD_SCAN_MASKED;
+			sc->v[i].state = ENVD_FILE_MASKED;
+			if (sc->v[i].reason == ENVD_R_NOT_READ) /* nor will it be */
+				sc->v[i].reason = ENVD_R_NONE;
 		}
 }
 

@@ -6,28 +6,22 @@
 
 #include "internal.h"
 
-enum envd_scan_status {
-	ENVD_SCAN_PENDING, /* listed, not read (yet) */
-	ENVD_SCAN_READ,    /* contents in data/len */
-	ENVD_SCAN_MASKS,   /* only masks: /dev/null, directory, dangling link */
-	ENVD_SCAN_SKIPPED, /* unsafe, unreadable, over a limit: reason */
-	ENVD_SCAN_MASKED,  /* a higher-precedence directory holds the name */
-};
-
 struct envd_scan_entry {
 	char *name;                        /* basename */
 	size_t dir;                        /* index of the directory, 0 = highest precedence */
 	struct envd_scan_entry *masked_by; /* set by envd_scan_sort */
-	enum envd_scan_status status;
+	/* The file's state as the result keeps it (envd_read_file's): a
+	 * listed entry is SKIPPED for ENVD_R_NOT_READ until it is read
+	 * (envd_scan_unread), MASKED when envd_scan_sort finds it masked. */
+	enum envd_file_state state;
 	enum envd_reason reason;
 	enum envd_code code; /* diagnostic code when SKIPPED */
-	bool empty;          /* MASKS: an empty file */
-	bool group_write;    /* READ: relies on write by the owner's primary group */
+	bool group_write;    /* USED: relies on write by the owner's primary group */
 	uid_t owner;         /* SKIPPED for ENVD_R_OWNER, ENVD_R_UNSAFE_PATH: the owner found */
 	bool others_write;   /* SKIPPED for ENVD_R_UNSAFE_PATH (struct envd_detail) */
 	char *where;         /* SKIPPED for ENVD_R_UNSAFE_PATH: that directory, malloc'd, or NULL */
 	unsigned char type;  /* d_type from the listing (DT_UNKNOWN: none) */
-	char *data;          /* contents, when READ (malloc'd) */
+	char *data;          /* contents, when USED (malloc'd) */
 	size_t len;
 };
 
@@ -42,7 +36,20 @@ struct envd_scan_report {
 	bool truncated;  /* stopped listing: far too many entries */
 };
 
-/* Appends name (len bytes, copied) of directory dir, pending.  Returns 0
+/* Directory entries listed at most for max_files .conf names: sixteen
+ * times as many, then the listing stops. */
+static inline size_t envd_scan_listed(size_t max_files)
+{
+	return max_files > SIZE_MAX / 16 ? SIZE_MAX : max_files * 16;
+}
+
+/* Listed and not read (yet). */
+static inline bool envd_scan_unread(const struct envd_scan_entry *e)
+{
+	return e->state == ENVD_FILE_SKIPPED && e->reason == ENVD_R_NOT_READ;
+}
+
+/* Appends name (len bytes, copied) of directory dir, unread.  Returns 0
  * or -ENOMEM. */
 int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir,
                    unsigned char type);

@@ -206,23 +206,15 @@ static int rehash(struct envd_store *s, size_t nslots)
 	return 0;
 }
 
-/* Doubles the room for entries.  Returns 0 or -ENOMEM. */
-static int grow_entries(struct envd_store *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 64;
-	struct envd_entry *nv = reallocarray(s->v, cap, sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	s->v = nv;
-	s->cap = cap;
-	return 0;
-}
-
 static inline struct envd_entry *add_entry(struct envd_store *s, size_t slot)
 {
-	if (s->n == s->cap && grow_entries(s) < 0)
-		return NULL;
+	if (s->n == s->cap) {
+		struct envd_entry *nv = envd_grow(s->v, &s->cap, sizeof(*nv), 64);
+
+		if (!nv)
+			return NULL;
+		s->v = nv;
+	}
 	s->slots[slot] = (uint32_t)(s->n + 1);
 	return &s->v[s->n++];
 }

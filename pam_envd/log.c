@@ -13,6 +13,7 @@
 
 #include <security/pam_ext.h>
 
+#include "escape.h"
 #include "module.h"
 
 void pe_log_init(struct pe_log *log, pam_handle_t *pamh, bool debug)
@@ -25,34 +26,7 @@ void pe_log_init(struct pe_log *log, pam_handle_t *pamh, bool debug)
 
 void pe_log_clean(const char *s, char *out, size_t outsz)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	if (outsz == 0)
-		return;
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
-		size_t need = plain ? 1 : 4;
-
-		if (o + need + 4 > outsz) { /* room for "..." and the NUL */
-			if (o + 4 <= outsz) {
-				out[o++] = '.';
-				out[o++] = '.';
-				out[o++] = '.';
-			}
-			break;
-		}
-		if (plain) {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 0xf];
-		}
-	}
-	out[o] = '\0';
+	envd_esc_clip(s, ENVD_ESC_C | ENVD_ESC_BACKSLASH | ENVD_ESC_ASCII, out, outsz);
 }
 
 static int priority(const struct pe_log *log, enum envd_severity sev)

@@ -13,6 +13,7 @@
 #include <security/pam_modutil.h>
 
 #include "envd.h"
+#include "options.h"
 
 /* What the module arguments ask for: debug and cleanup are the module's
  * own, the rest is lib/options.c's table.  Pointers into argv are borrowed:
@@ -45,8 +46,9 @@ void pe_log_diag(const struct envd_diag *diag, void *data); /* envd_diag_fn */
 /* Logs how many of total diagnostics (envd_result_diag_count, which counts
  * those the engine itself suppressed too) were not logged. */
 void pe_log_finish(struct pe_log *log, size_t total);
-/* Copies s into out (size outsz), replacing bytes that are not printable
- * ASCII by \xNN, so that a user-chosen file name cannot forge log lines. */
+/* Copies s into out (size outsz) escaped as lib's escaper escapes for a
+ * log (C escapes, every byte outside printable ASCII), so that a
+ * user-chosen file name cannot forge log lines. */
 void pe_log_clean(const char *s, char *out, size_t outsz);
 
 #endif

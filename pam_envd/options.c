@@ -23,8 +23,8 @@ static void report(const struct envd_option *o, const char *problem, bool user_s
 {
 	pam_handle_t *pamh = data;
 
-	pam_syslog(pamh, LOG_ERR, "%s%s: %s; %s", o->name, o->kind == ENVD_OPT_FLAG ? "" : "=",
-	           problem, user_side_off ? "the user's files are skipped" : "ignored");
+	pam_syslog(pamh, LOG_ERR, "%s%s: %s; %s", o->name, o->flag ? "" : "=", problem,
+	           user_side_off ? "the user's files are skipped" : "ignored");
 }
 
 static int apply_one(pam_handle_t *pamh, struct pe_options *opt, const char *arg)

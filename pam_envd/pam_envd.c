@@ -212,7 +212,7 @@ static int user_dir_for(pam_handle_t *pamh, const struct pe_options *opt, const 
 	int r;
 
 	*dir = NULL;
-	if (pw == NULL || opt->set.nouser || opt->set.user_side_off)
+	if (pw == NULL || (opt->set.flags & ENVD_SET_NOUSER) || opt->set.user_side_off)
 		return PAM_SUCCESS;
 	r = envd_user_dir(opt->set.user_dir, base, pw->pw_name, pw->pw_dir, dir);
 	if (r == -ENOMEM)

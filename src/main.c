@@ -14,14 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "envd.h"
+#include "options.h"
 #include "output.h"
-#include "import.h"
+#include "import/import.h"
 #include "policy_cmd.h"
 #include "reapply.h"
-#include "audit.h"
+#include "audit/audit.h"
 #include "exitcode.h"
-#include "pamversion.h"
+#include "audit/pamversion.h"
 
 extern char **environ;
 
@@ -138,8 +140,6 @@ static void usage(FILE *out)
 
 	fputs(usage_head, out);
 	for (const struct envd_option *o = envd_options; o->name; o++) {
-		if (!(o->fronts & ENVD_FRONT_CLI))
-			continue;
 		col = fprintf(out, "      --%s%s%s", envd_option_cli_name(o, name, sizeof(name)),
 		              o->arg ? "=" : "", o->arg ? o->arg : "");
 		if (col > 22)
@@ -278,11 +278,9 @@ static const struct option *long_options(void)
 
 	memcpy(all, own, sizeof(own));
 	for (const struct envd_option *o = envd_options; o->name && k < MAX_SHARED; o++, k++) {
-		if (!(o->fronts & ENVD_FRONT_CLI))
-			continue;
 		all[n++] = (struct option){
 		    .name = envd_option_cli_name(o, names[k], sizeof(names[k])),
-		    .has_arg = o->kind == ENVD_OPT_FLAG ? no_argument : required_argument,
+		    .has_arg = o->flag ? no_argument : required_argument,
 		    .val = O_SHARED + (int)k,
 		};
 	}
@@ -581,7 +579,7 @@ static void note_config_home(const struct run *rn, const struct opts *o, const s
 	const char *const *env = (const char *const *)environ;
 	char *mine = NULL;
 
-	if (o->inherit || o->set.user_dir || o->set.nouser || o->verbose < 0 ||
+	if (o->inherit || o->set.user_dir || (o->set.flags & ENVD_SET_NOUSER) || o->verbose < 0 ||
 	    set_has(o, "XDG_CONFIG_HOME") || pw->pw_uid != getuid() ||
 	    !envd_env_get(env, "XDG_CONFIG_HOME"))
 		return;
@@ -648,7 +646,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	 * whole environment, otherwise nothing (the fallbacks do not count) */
 	rn->cfg.base_preset = o->inherit || ra->env ? SIZE_MAX : rn->n_env;
 
-	if (!o->set.nouser && !o->set.user_side_off) {
+	if (!(o->set.flags & ENVD_SET_NOUSER) && !o->set.user_side_off) {
 		if (envd_user_dir(o->set.user_dir, rn->cfg.base_env, pw->pw_name, pw->pw_dir,
 		                  &rn->user_dir) < 0)
 			return EXIT_FAIL;
@@ -691,7 +689,7 @@ static void print_kept(FILE *out, const struct diag_state *st)
 /* Why the user directory is not searched, or NULL when it is. */
 static const char *user_off(const struct opts *o, const struct run *rn)
 {
-	if (o->set.nouser)
+	if ((o->set.flags & ENVD_SET_NOUSER))
 		return "--no-user";
 	if (!rn->user_dir)
 		return "no absolute home";

@@ -50,6 +50,17 @@ static const char *dir_state_name(enum envd_dir_state s)
 	return "?";
 }
 
+static int to_file(const char *s, size_t n, bool whole, void *data)
+{
+	fwrite(s, 1, n, data);
+	return 0;
+}
+
+void print_escaped(FILE *out, const char *s, size_t n, unsigned how)
+{
+	envd_esc(s, n, how, to_file, out);
+}
+
 /* A value for the shell: 'single quotes' with ' written as '\'', safe to
  * eval in any POSIX shell.  A value with a control character (or a byte
  * that is not UTF-8) would put it raw on the terminal that shows the
@@ -61,9 +72,9 @@ static void shell_value(FILE *out, const char *s, size_t n)
 {
 	size_t i;
 
-	if (esc_needed(s, n, 0)) {
+	if (envd_esc_needed(s, n, 0)) {
 		fputs("\"$(printf '", out);
-		esc_put(out, s, n, ESC_PRINTF);
+		print_escaped(out, s, n, ENVD_ESC_PRINTF);
 		fputs("_')\"", out);
 		return;
 	}
@@ -84,12 +95,12 @@ static void shell_value(FILE *out, const char *s, size_t n)
  * terminal.  Every other byte is printed as it is. */
 static void env_value(FILE *out, const char *s, size_t n)
 {
-	if (!(n >= 2 && s[0] == '$' && s[1] == '\'') && !esc_needed(s, n, 0)) {
+	if (!(n >= 2 && s[0] == '$' && s[1] == '\'') && !envd_esc_needed(s, n, 0)) {
 		fwrite(s, 1, n, out);
 		return;
 	}
 	fputs("$'", out);
-	esc_put(out, s, n, ESC_C | ESC_BACKSLASH | ESC_QUOTE);
+	print_escaped(out, s, n, ENVD_ESC_C | ENVD_ESC_BACKSLASH | ENVD_ESC_QUOTE);
 	fputc('\'', out);
 }
 
@@ -98,7 +109,7 @@ static void env_value(FILE *out, const char *s, size_t n)
  * hostile name can neither forge lines nor drive a terminal. */
 void print_text(FILE *out, const char *s)
 {
-	esc_put(out, s, strlen(s), ESC_C | ESC_BACKSLASH);
+	print_escaped(out, s, strlen(s), ENVD_ESC_C | ENVD_ESC_BACKSLASH);
 }
 
 /* JSON string; control characters (C1 too) as \u00HH, bytes that are not
@@ -107,7 +118,7 @@ void print_text(FILE *out, const char *s)
 static void json_string(FILE *out, const char *s, size_t n)
 {
 	fputc('"', out);
-	esc_put(out, s, n, ESC_JSON);
+	print_escaped(out, s, n, ENVD_ESC_JSON);
 	fputc('"', out);
 }
 
@@ -245,7 +256,7 @@ void print_var(FILE *out, enum out_format f, bool first, const char *name, const
 	case FORMAT_SHELL:
 		fprintf(out, "export %s=", name);
 		shell_value(out, value, len);
-		if (esc_needed(value, len, 0))
+		if (envd_esc_needed(value, len, 0))
 			fprintf(out, "; %s=\"${%s%%_}\"", name, name);
 		fputc('\n', out);
 		break;

@@ -25,6 +25,8 @@ void print_begin(FILE *out, enum out_format f);
 void print_end(FILE *out, enum out_format f, size_t n);
 const char *file_state_name(enum envd_file_state s);
 void print_text(FILE *out, const char *s);
+/* s (n bytes) on out through lib's escaper (escape.h), in the syntax of how. */
+void print_escaped(FILE *out, const char *s, size_t n, unsigned how);
 /* A JSON string (null for NULL); bytes that are not UTF-8 become U+FFFD. */
 void print_json_text(FILE *out, const char *s);
 

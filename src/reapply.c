@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "reapply.h"
 
 /* U+E000 and U+E001 (private use: valid in values, as noncharacters are

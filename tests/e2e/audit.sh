@@ -387,6 +387,17 @@ special: special:3: include /dev/zero: not a regular file
 1 service checked, 1 applies pam_envd.so, 2 findings
 '
 rm -f "$P/fifo" "$P/special"
+# the PAM files are read by lib's one reader (envd_read_path): a file on
+# /proc, or a link through a /proc magic link, is not read at all
+ln -s /proc/self/cwd/x "$P/magic"
+printf 'session optional pam_envd.so cleanup\nsession include /proc/version\nsession include magic\nsession optional pam_envd.so\n' >"$P/pseudo"
+e audit --pam-dir="$P" pseudo
+expect_rc "a /proc file and a magic link as includes" 1
+expect_out "a /proc file and a magic link as includes" 'pseudo: pseudo:2: include /proc/version: on a kernel pseudo file system
+pseudo: pseudo:3: include magic: a /proc magic link or too many symbolic links
+1 service checked, 1 applies pam_envd.so, 2 findings
+'
+rm -f "$P/magic" "$P/pseudo"
 # leftovers of package managers and editors are no services
 cp "$CASES/no-cleanup" "$P/sshd.dpkg-old"
 cp "$CASES/no-cleanup" "$P/sshd~"

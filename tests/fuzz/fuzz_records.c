@@ -66,19 +66,19 @@ static size_t check_scan(const struct loader *ld)
 
 		FUZZ_CHECK(listed_name(e->name), "entry %zu: a name no listing gives", i);
 		FUZZ_CHECK(e->dir == 0, "entry %zu: directory %zu, not the user's", i, e->dir);
-		switch (e->status) {
-		case ENVD_SCAN_READ:
+		switch (e->state) {
+		case ENVD_FILE_USED:
 			FUZZ_CHECK(e->data != NULL && e->len > 0 && e->len <= lim->file_bytes,
 			           "entry %zu: read with %zu bytes", i, e->len);
 			bytes += e->len;
 			break;
-		case ENVD_SCAN_MASKS:
-		case ENVD_SCAN_SKIPPED:
+		case ENVD_FILE_MASKS:
+		case ENVD_FILE_SKIPPED:
 			FUZZ_CHECK(e->data == NULL && e->len == 0,
 			           "entry %zu: contents without a read", i);
 			break;
 		default:
-			FUZZ_CHECK(false, "entry %zu: state %d", i, (int)e->status);
+			FUZZ_CHECK(false, "entry %zu: state %d", i, (int)e->state);
 		}
 		FUZZ_CHECK((unsigned)e->reason < ENVD_R_COUNT, "entry %zu: reason %d", i,
 		           (int)e->reason);
@@ -107,24 +107,25 @@ static void gens_case(const char *in, size_t n)
 			return;
 		}
 		ld.gens.v[i].name = ld.gens.v[i].path + 3;
-		ld.gens.v[i].state = i == 2 ? ENVD_GEN_MASKED : ENVD_GEN_RUN;
+		/* to run, but the third */
+		ld.gens.v[i].state = i == 2 ? ENVD_FILE_MASKED : ENVD_FILE_SKIPPED;
+		ld.gens.v[i].reason = i == 2 ? ENVD_R_NONE : ENVD_R_GEN_NOT_RUN;
 	}
 	r = envd_gens_records(&ld, in, n);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -ENOMEM, "generators: returned %d", r);
 	for (size_t i = 0; i < 4; i++) {
 		const struct envd_gen *e = &ld.gens.v[i];
-		bool used = e->state == ENVD_GEN_RUN || e->state == ENVD_GEN_FAILED;
+		bool used = e->state == ENVD_FILE_USED;
 
 		if (i == 2)
-			FUZZ_CHECK(e->state == ENVD_GEN_MASKED,
+			FUZZ_CHECK(e->state == ENVD_FILE_MASKED,
 			           "generator 2: a masked one changed");
 		else if (r != 0)
-			FUZZ_CHECK(e->state == ENVD_GEN_RUN,
+			FUZZ_CHECK(envd_gen_to_run(e),
 			           "generator %zu: changed by a rejected stream", i);
 		else
-			FUZZ_CHECK(used || e->state == ENVD_GEN_DROPPED ||
-			               e->state == ENVD_GEN_NOT_RUN,
-			           "generator %zu: state %d", i, (int)e->state);
+			FUZZ_CHECK(used || e->state == ENVD_FILE_SKIPPED, "generator %zu: state %d",
+			           i, (int)e->state);
 		FUZZ_CHECK(r == 0 || e->data == NULL, "generator %zu: output of a rejected stream",
 		           i);
 		FUZZ_CHECK((e->data != NULL) == (e->len > 0) && (e->data == NULL || used),
@@ -168,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(check_scan(&ld2) == bytes, "not the same bytes twice");
 		for (size_t i = 0; i < ld.scan.n; i++)
 			FUZZ_CHECK(strcmp(ld.scan.v[i].name, ld2.scan.v[i].name) == 0 &&
-			               ld.scan.v[i].status == ld2.scan.v[i].status,
+			               ld.scan.v[i].state == ld2.scan.v[i].state,
 			           "entry %zu differs the second time", i);
 	}
 	envd_scan_free(&ld.scan);

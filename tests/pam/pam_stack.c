@@ -815,7 +815,7 @@ static void t_log_injection(void **state)
 	log_reset();
 	env = open_ok("", NULL);
 	assert_false(pamtest_logged("\nFAKE"));
-	assert_true(pamtest_logged("a\\x0aFAKE"));
+	assert_true(pamtest_logged("a\\nFAKE"));
 	env_free(env);
 }
 

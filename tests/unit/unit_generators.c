@@ -317,7 +317,7 @@ struct rec_case {
 	/* records: index, state, reason, output (NULL: none); index -1 ends */
 	struct {
 		int index;
-		enum envd_gen_state state;
+		enum envd_file_state state;
 		enum envd_reason reason;
 		const char *out;
 	} recs[4];
@@ -330,46 +330,46 @@ static void test_records(void **state)
 	static const struct rec_case cases[] = {
 	    {"two generators",
 	     0,
-	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, "A=1\n"},
-	      {1, ENVD_GEN_FAILED, ENVD_R_GEN_FAILED, "B=2\n"},
+	     {{0, ENVD_FILE_USED, ENVD_R_NONE, "A=1\n"},
+	      {1, ENVD_FILE_USED, ENVD_R_GEN_FAILED, "B=2\n"},
 	      {-1, 0, 0, NULL}}},
 	    {"killed, not run",
 	     0,
-	     {{0, ENVD_GEN_DROPPED, ENVD_R_GEN_KILLED, NULL},
-	      {1, ENVD_GEN_NOT_RUN, ENVD_R_GEN_LATE, NULL},
+	     {{0, ENVD_FILE_SKIPPED, ENVD_R_GEN_KILLED, NULL},
+	      {1, ENVD_FILE_SKIPPED, ENVD_R_GEN_LATE, NULL},
 	      {-1, 0, 0, NULL}}},
 	    {"no end record",
 	     -EBADMSG,
-	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, "A=1\n"}, {-1, 0, 0, NULL}},
+	     {{0, ENVD_FILE_USED, ENVD_R_NONE, "A=1\n"}, {-1, 0, 0, NULL}},
 	     true},
 	    {"bytes after the end", -EBADMSG, {{-1, 0, 0, NULL}}, false, true},
 	    {"out of order",
 	     -EBADMSG,
-	     {{1, ENVD_GEN_RUN, ENVD_R_NONE, "B=2\n"},
-	      {0, ENVD_GEN_RUN, ENVD_R_NONE, "A=1\n"},
+	     {{1, ENVD_FILE_USED, ENVD_R_NONE, "B=2\n"},
+	      {0, ENVD_FILE_USED, ENVD_R_NONE, "A=1\n"},
 	      {-1, 0, 0, NULL}}},
 	    {"twice",
 	     -EBADMSG,
-	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
-	      {0, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
+	     {{0, ENVD_FILE_USED, ENVD_R_NONE, NULL},
+	      {0, ENVD_FILE_USED, ENVD_R_NONE, NULL},
 	      {-1, 0, 0, NULL}}},
 	    {"an index past the list",
 	     -EBADMSG,
-	     {{2, ENVD_GEN_RUN, ENVD_R_NONE, NULL}, {-1, 0, 0, NULL}}},
+	     {{2, ENVD_FILE_USED, ENVD_R_NONE, NULL}, {-1, 0, 0, NULL}}},
 	    {"one not to run (masked)",
 	     -EBADMSG,
-	     {{0, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
-	      {1, ENVD_GEN_RUN, ENVD_R_NONE, NULL},
+	     {{0, ENVD_FILE_USED, ENVD_R_NONE, NULL},
+	      {1, ENVD_FILE_USED, ENVD_R_NONE, NULL},
 	      {-1, 0, 0, NULL}}},
 	    {"output of a killed one",
 	     -EBADMSG,
-	     {{0, ENVD_GEN_DROPPED, ENVD_R_GEN_KILLED, "A=1\n"}, {-1, 0, 0, NULL}}},
+	     {{0, ENVD_FILE_SKIPPED, ENVD_R_GEN_KILLED, "A=1\n"}, {-1, 0, 0, NULL}}},
 	    {"a state no child gives",
 	     -EBADMSG,
-	     {{0, ENVD_GEN_MASKS, ENVD_R_DEV_NULL, NULL}, {-1, 0, 0, NULL}}},
+	     {{0, ENVD_FILE_MASKS, ENVD_R_DEV_NULL, NULL}, {-1, 0, 0, NULL}}},
 	    {"a reason that does not go with the state",
 	     -EBADMSG,
-	     {{0, ENVD_GEN_RUN, ENVD_R_GEN_KILLED, NULL}, {-1, 0, 0, NULL}}},
+	     {{0, ENVD_FILE_USED, ENVD_R_GEN_KILLED, NULL}, {-1, 0, 0, NULL}}},
 	};
 	struct envd_config cfg;
 	struct loader ld;
@@ -390,10 +390,11 @@ static void test_records(void **state)
 			ld.gens.v[i].path = strdup(i ? "/g/20-b" : "/g/10-a");
 			assert_non_null(ld.gens.v[i].path);
 			ld.gens.v[i].name = ld.gens.v[i].path + 3;
-			ld.gens.v[i].state = ENVD_GEN_RUN;
+			ld.gens.v[i].state = ENVD_FILE_SKIPPED; /* to run */
+			ld.gens.v[i].reason = ENVD_R_GEN_NOT_RUN;
 		}
 		if (strstr(rc->what, "masked"))
-			ld.gens.v[1].state = ENVD_GEN_MASKED;
+			ld.gens.v[1].state = ENVD_FILE_MASKED;
 		envd_buf_init(&b, 0);
 		for (size_t i = 0; i < TU_LEN(rc->recs) && rc->recs[i].index >= 0; i++) {
 			struct rec_gen g = {.index = (uint32_t)rc->recs[i].index,
@@ -415,7 +416,8 @@ static void test_records(void **state)
 			for (size_t i = 0; i < 2; i++)
 				assert_null(ld.gens.v[i].data);
 		if (c == 0) {
-			assert_int_equal(ld.gens.v[1].state, ENVD_GEN_FAILED);
+			assert_int_equal(ld.gens.v[1].state, ENVD_FILE_USED);
+			assert_int_equal(ld.gens.v[1].reason, ENVD_R_GEN_FAILED);
 			assert_int_equal(ld.gens.v[1].len, 4);
 			assert_memory_equal(ld.gens.v[1].data, "B=2\n", 4);
 		}

@@ -1079,6 +1079,39 @@ static void test_policy_expanded_values(void **state)
 	tu_tree_free(&t);
 }
 
+/* One verdict per assignment: the name and the value it would get are
+ * judged together, once, and a refusal is said before anything else
+ * (nooverwrite's notice included) and only once. */
+static void test_policy_one_verdict(void **state)
+{
+	static const char *const base[] = {"TZ=UTC", "LD_PRELOAD=/base.so", NULL};
+	struct tu_tree t;
+	struct envd_policy *p = envd_policy_new(true);
+	const struct tu_diag *d;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(envd_policy_deny(p, "TZ"), 0);
+	tu_tree_init(&t);
+	tu_write(t.user, "a.conf", "D=/etc\nTZ=$D/x\nLD_PRELOAD=/x.so\nLANG=$D\nOK=1\n");
+	t.cfg.policy = p;
+	t.cfg.base_env = base;
+	t.cfg.flags = ENVD_NO_OVERWRITE;
+	tu_load_ok(&t);
+	tu_assert_unset(&t, "TZ");
+	tu_assert_unset(&t, "LD_PRELOAD");
+	tu_assert_unset(&t, "LANG");
+	tu_assert_var(&t, "OK", "1");
+	d = tu_need(&t.diags, ENVD_C_REFUSED, "/.config/environment.d/a.conf", 2);
+	assert_non_null(strstr(d->message, "user_deny"));
+	tu_assert_diag(&t.diags, ENVD_C_REFUSED, "/.config/environment.d/a.conf", 3);
+	tu_assert_diag(&t.diags, ENVD_C_REFUSED, "/.config/environment.d/a.conf", 4);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_REFUSED), 3);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_KEPT), 0);
+	envd_policy_free(p);
+	tu_tree_free(&t);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -1113,6 +1146,7 @@ int main(void)
 	    tu_test(test_noexpand),
 	    tu_test(test_policy_user_side_only),
 	    tu_test(test_policy_expanded_values),
+	    tu_test(test_policy_one_verdict),
 	};
 
 	return cmocka_run_group_tests_name("unit_load", tests, NULL, NULL);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 
+#include "options.h"
 #include "testutil.h"
 
 struct seen {
@@ -43,9 +44,8 @@ static void test_table(void **state)
 	(void)state;
 	for (const struct envd_option *o = envd_options; o->name; o++) {
 		assert_non_null(o->help);
-		assert_non_null(o->set);
-		assert_true(o->fronts != 0);
-		assert_true((o->kind == ENVD_OPT_FLAG) == (o->arg == NULL));
+		/* a flag, or a value with its setter */
+		assert_true(o->flag ? o->set == NULL && o->arg == NULL : o->set && o->arg);
 		assert_null(strchr(o->name, '='));
 		assert_null(strchr(envd_option_cli_name(o, a, sizeof(a)), '_'));
 		for (const struct envd_option *p = o + 1; p->name; p++)
@@ -109,9 +109,7 @@ static void test_values(void **state)
 	assert_int_equal(envd_settings_arg(&s, "max_env=2K", on_report, &seen), 0);
 	assert_int_equal(envd_settings_arg(&s, "system_dirs=/a::/b:", on_report, &seen), 0);
 	assert_int_equal(envd_settings_arg(&s, "user_dir=%h/env", on_report, &seen), 0);
-	assert_true(s.nouser);
-	assert_true(s.nooverwrite);
-	assert_false(s.noexpand);
+	assert_int_equal(s.flags, ENVD_SET_NOUSER | ENVD_SET_NOOVERWRITE);
 	assert_int_equal(s.max_env, 2048);
 	assert_string_equal(s.system_dirs[0], "/a");
 	assert_string_equal(s.system_dirs[1], "/b");

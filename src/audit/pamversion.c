@@ -7,7 +7,8 @@
  * ending in a backslash and go on joining; 1.6 and later (_pam_line_assemble)
  * end the logical line there.  libpam carries no version of its own (no
  * string, no symbol version newer than 1.4's, the same soname), so the
- * installed one is taken from dpkg's database, a text file; the caller
+ * installed one is taken from dpkg's database, a text file (read with
+ * lib's reader, capped, as every file envd reads); the caller
  * reads both ways when there is none (RPM, pacman and apk systems:
  * --pam-version says). */
 #include "config.h"
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "child.h"
 #include "pamversion.h"
 
 int pam_lines_of(const char *s, enum pam_lines *lines)
@@ -54,40 +56,42 @@ static const char *field(const char *line, const char *name)
 	return line + n + strspn(line + n, " \t");
 }
 
+/* dpkg's status file, read whole: a few MiB on a large system */
+#define STATUS_MAX (64u << 20)
+
 int pam_installed_version(const char *path, char *version, size_t size)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL, ver[128] = "";
-	size_t cap = 0;
-	ssize_t got;
-	bool pkg = false, installed = false;
-	int r = -1;
+	struct envd_path_read rd = {.any_owner = true, .max = STATUS_MAX};
+	char ver[128] = "", *line, *end, *nl;
+	bool pkg = false, installed = false, last = false;
 	const char *v;
+	int r = -1;
 
-	if (!f)
+	if (envd_read_path(path, &rd) < 0 || rd.data == NULL)
 		return -1;
 	/* stanzas of "Field: value" lines, separated by blank lines */
-	while (r != 0) {
-		got = getline(&line, &cap, f);
-		if (got > 0 && line[got - 1] == '\n')
-			line[--got] = '\0';
-		if (got <= 0) {
+	end = rd.data + rd.len;
+	for (line = rd.data; r != 0 && !last; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		last = nl == NULL;
+		if (last)
+			nl = end; /* the NUL after the data */
+		*nl = '\0';
+		if ((v = field(line, "Package:")))
+			pkg = strcmp(v, "libpam0g") == 0;
+		else if ((v = field(line, "Status:")))
+			installed = strlen(v) > 10 && strcmp(v + strlen(v) - 10, " installed") == 0;
+		else if ((v = field(line, "Version:")) && strlen(v) < sizeof(ver))
+			memcpy(ver, v, strlen(v) + 1);
+		if (line == nl || last) { /* a stanza ends */
 			if (pkg && installed && ver[0] && strlen(ver) < size) {
 				memcpy(version, ver, strlen(ver) + 1);
 				r = 0;
 			}
 			pkg = installed = false;
 			ver[0] = '\0';
-			if (got < 0)
-				break;
-		} else if ((v = field(line, "Package:")))
-			pkg = strcmp(v, "libpam0g") == 0;
-		else if ((v = field(line, "Status:")))
-			installed = strlen(v) > 10 && strcmp(v + strlen(v) - 10, " installed") == 0;
-		else if ((v = field(line, "Version:")) && strlen(v) < sizeof(ver))
-			memcpy(ver, v, strlen(v) + 1);
+		}
 	}
-	free(line);
-	fclose(f);
+	free(rd.data);
 	return r;
 }

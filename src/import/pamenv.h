@@ -9,46 +9,48 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "buf.h"
+#include "child.h"
 #include "envd.h"
 
-#define PAM_LINE_BUF 8192u /* pam_env's line buffer, NUL included */
+#define PAMENV_LINE_BUF 8192u /* pam_env's line buffer, NUL included */
 
-struct reader {
+struct pamenv_reader {
 	const char *p, *end;
 	unsigned lineno; /* of the physical line at p */
 	FILE *out;       /* blank and comment lines are passed straight through */
 };
 
-struct logical {
-	char text[PAM_LINE_BUF];
+struct pamenv_logical {
+	char text[PAMENV_LINE_BUF];
 	size_t len;               /* pam_env's count of bytes used */
 	const char *first, *last; /* its physical lines (comment lines between included) */
 	unsigned line;            /* number of the first one */
-	const char *stop;         /* why pam_env stops reading, for RD_STOP */
+	const char *stop;         /* why pam_env stops reading, for PAMENV_STOP */
 };
 
-enum rd { RD_LINE, RD_EOF, RD_STOP };
+enum pamenv_rd { PAMENV_LINE, PAMENV_EOF, PAMENV_STOP };
 
-enum vkind { V_NONE, V_EMPTY, V_TEXT };
+enum pamenv_vkind { PAMENV_V_NONE, PAMENV_V_EMPTY, PAMENV_V_TEXT };
 
-struct val {
-	enum vkind kind;
+struct pamenv_val {
+	enum pamenv_vkind kind;
 	const char *p;
 	size_t n;
 };
 
-struct pline {
+struct pamenv_pline {
 	const char *name;
 	size_t name_len;
-	struct val dflt, ovr;
+	struct pamenv_val dflt, ovr;
 	const char *bad; /* why pam_env ignores the line, or NULL */
 	const char *bad_at;
 };
 
-enum part_kind { P_END, P_LIT, P_ENV, P_ITEM, P_ABORT };
+enum pamenv_part_kind { PAMENV_P_END, PAMENV_P_LIT, PAMENV_P_ENV, PAMENV_P_ITEM, PAMENV_P_ABORT };
 
-struct part {
-	enum part_kind kind;
+struct pamenv_part {
+	enum pamenv_part_kind kind;
 	const char *p; /* the literal text, or the name between the braces */
 	size_t n;
 };
@@ -67,11 +69,11 @@ bool pamenv_is_blank(char c);
 bool pamenv_skipped_line(const char *s, size_t n);
 /* The next logical line into lg; blank and comment lines on the way are
  * passed through to r->out. */
-enum rd pamenv_assemble(struct reader *r, struct logical *lg);
+enum pamenv_rd pamenv_assemble(struct pamenv_reader *r, struct pamenv_logical *lg);
 /* Splits a logical line into NAME, DEFAULT= and OVERRIDE=. */
-void pamenv_parse_line(const char *t, struct pline *pl);
+void pamenv_parse_line(const char *t, struct pamenv_pline *pl);
 /* The next part of a value in [*cur, end): literal text, ${X} or @{X}. */
-enum part_kind pamenv_next_part(const char **cur, const char *end, struct part *pt);
-bool pamenv_part_is(const struct part *pt, const char *name);
+enum pamenv_part_kind pamenv_next_part(const char **cur, const char *end, struct pamenv_part *pt);
+bool pamenv_part_is(const struct pamenv_part *pt, const char *name);
 
 #endif

@@ -59,19 +59,19 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "child.h"
 #include "output.h"
 #include "pamversion.h"
 
-#define PAM_DIR       "/etc/pam.d"
-#define DPKG_STATUS   "/var/lib/dpkg/status" /* where the installed libpam's version is */
-#define MAX_DEPTH     16                     /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
-#define MAX_FILE_SIZE (1u << 20)             /* bytes of one file */
-#define MAX_LINE      8192u                  /* bytes of one logical line */
-#define MAX_READS     256u                   /* files read for one service */
-#define MAX_ENTRIES   1024u                  /* session lines of one service */
-#define MAX_FINDINGS  256u                   /* findings of one service */
-#define MAX_SERVICES  4096u                  /* files of the directory */
-#define MAX_JUMP      UINT16_MAX             /* a longer jump goes past every line anyway */
+#define PAM_DIR      "/etc/pam.d"
+#define DPKG_STATUS  "/var/lib/dpkg/status" /* where the installed libpam's version is */
+#define MAX_DEPTH    16                     /* Linux-PAM's PAM_SUBSTACK_MAX_LEVEL */
+#define MAX_LINE     8192u                  /* bytes of one logical line */
+#define MAX_READS    256u                   /* files read for one service */
+#define MAX_ENTRIES  1024u                  /* session lines of one service */
+#define MAX_FINDINGS 256u                   /* findings of one service */
+#define MAX_SERVICES 4096u                  /* files of the directory */
+#define MAX_JUMP     UINT16_MAX             /* a longer jump goes past every line anyway */
 
 /* libpam's return values, PAM_SUCCESS (0) to PAM_INCOMPLETE (31), by the
  * names "[value=action]" controls use for them (pam.conf(5)), then
@@ -717,12 +717,11 @@ static char *resolve(const struct service *s, const char *name)
 static int read_file(struct service *s, const char *name, unsigned depth, enum stack want,
                      const char *from, unsigned from_line)
 {
-	char *path = NULL, *text = NULL, *display, **names;
-	struct stat st;
-	ssize_t got;
-	size_t n = 0, cap;
+	/* as libpam reads it, whoever owns it; no FIFO, device or /proc file */
+	struct envd_path_read rd = {.any_owner = true, .max = ENVD_MAX_FILE_BYTES};
+	char *path = NULL, *display, **names;
 	unsigned i;
-	int fd = -1, r = 0;
+	int r = 0;
 
 	if (depth >= MAX_DEPTH) {
 		r = add_finding(s, from, from_line,
@@ -753,85 +752,47 @@ static int read_file(struct service *s, const char *name, unsigned depth, enum s
 	}
 	s->names[s->n_names++] = display;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
-		if (depth == 0)
-			goto out;
-		r = add_finding(s, from, from_line, "include %s: %s: Linux-PAM fails the stack",
-		                name, strerror(-r));
-		r = r < 0 ? r : 1;
+	r = envd_read_path(path, &rd);
+	if (r == -ENOMEM || (r < 0 && r != -EFBIG && depth == 0)) {
+		r = r == -EPERM ? -EINVAL : r;
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		r = depth ? add_finding(s, from, from_line, "include %s: not a regular file", name)
-		          : -EINVAL;
+	if (r == -EFBIG) {
+		if (depth)
+			r = add_finding(s, from, from_line,
+			                "include %s: larger than %u bytes: not audited", name,
+			                ENVD_MAX_FILE_BYTES);
+		else
+			r = add_finding(s, display, 0, "larger than %u bytes: not audited",
+			                ENVD_MAX_FILE_BYTES);
+		goto out;
+	}
+	if (r == -EINVAL || r == -EPERM)
+		r = add_finding(s, from, from_line, "include %s: %s", name,
+		                r == -EINVAL ? "not a regular file" : rd.reason);
+	else if (r < 0)
+		r = add_finding(s, from, from_line, "include %s: %s: Linux-PAM fails the stack",
+		                name, strerror(-r));
+	if (r != 0) {
 		r = r < 0 ? r : 1;
 		goto out;
 	}
 	for (i = 0; i < depth; i++)
-		if (s->dev[i] == st.st_dev && s->ino[i] == st.st_ino) {
+		if (s->dev[i] == rd.dev && s->ino[i] == rd.ino) {
 			r = add_finding(s, from, from_line,
 			                "include %s: an include loop: Linux-PAM fails the stack",
 			                name);
 			r = r < 0 ? r : 1;
 			goto out;
 		}
-	s->dev[depth] = st.st_dev;
-	s->ino[depth] = st.st_ino;
-
-	/* st_size is a hint for the first buffer, never a bound */
-	cap =
-	    st.st_size > 0 && (uintmax_t)st.st_size < MAX_FILE_SIZE ? (size_t)st.st_size + 2 : 4096;
-	text = malloc(cap);
-	if (!text) {
-		r = -ENOMEM;
-		goto out;
-	}
-	while (n <= MAX_FILE_SIZE) {
-		if (n + 1 >= cap) {
-			char *t;
-
-			cap = cap * 2 > MAX_FILE_SIZE + 2 ? MAX_FILE_SIZE + 2 : cap * 2;
-			t = realloc(text, cap);
-			if (!t) {
-				r = -ENOMEM;
-				goto out;
-			}
-			text = t;
-		}
-		got = read(fd, text + n, cap - 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			r = -errno;
-			if (depth == 0)
-				goto out;
-			r = add_finding(s, from, from_line, "include %s: %s", name, strerror(-r));
-			r = r < 0 ? r : 1;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	if (n > MAX_FILE_SIZE) {
-		if (depth)
-			r = add_finding(s, from, from_line,
-			                "include %s: larger than %u bytes: not audited", name,
-			                MAX_FILE_SIZE);
-		else
-			r = add_finding(s, display, 0, "larger than %u bytes: not audited",
-			                MAX_FILE_SIZE);
-		goto out;
-	}
-	text[n] = '\0';
-	r = do_text(s, display, text, n, depth, want);
+	s->dev[depth] = rd.dev;
+	s->ino[depth] = rd.ino;
+	if (rd.data == NULL) /* empty */
+		rd.data = calloc(1, 1);
+	r = rd.data ? do_text(s, display, rd.data, rd.len, depth, want) : -ENOMEM;
 out:
-	free(text);
+	free(rd.data);
 	free(path);
-	if (fd >= 0)
-		close(fd);
 	return r;
 }
 

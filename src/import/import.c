@@ -20,6 +20,7 @@
 
 #include "envd.h"
 #include "escape.h"
+#include "output.h"
 #include "import.h"
 #include "pamenv.h"
 
@@ -48,7 +49,7 @@ static void put_commented(FILE *out, const char *p, const char *end, bool all)
 
 /* The variable an item stands for in pam_envd's base: the passwd entry's
  * HOME and SHELL and the user name are what a login starts with. */
-static const char *item_var(const struct part *pt)
+static const char *item_var(const struct pamenv_part *pt)
 {
 	if (pamenv_part_is(pt, "HOME"))
 		return "HOME";
@@ -59,7 +60,7 @@ static const char *item_var(const struct part *pt)
 	return NULL;
 }
 
-static bool item_unseen(const struct part *pt)
+static bool item_unseen(const struct pamenv_part *pt)
 {
 	static const char *const items[] = {"PAM_TTY", "PAM_RHOST", "PAM_RUSER", "PAM_USER_PROMPT"};
 	size_t i;
@@ -77,7 +78,7 @@ static int cmp_names(const void *a, const void *b)
 
 static bool set_has(void *const *set, const char *name, size_t n)
 {
-	char key[PAM_LINE_BUF];
+	char key[PAMENV_LINE_BUF];
 
 	memcpy(key, name, n);
 	key[n] = '\0';
@@ -86,14 +87,14 @@ static bool set_has(void *const *set, const char *name, size_t n)
 
 /* What a DEFAULT= or OVERRIDE= value holds. */
 struct vscan {
-	bool abort;         /* an unterminated ${ or @{ */
-	bool literal;       /* it never expands to nothing */
-	size_t refs;        /* ${NAME} with a valid name */
-	struct part unseen; /* a PAM item environment.d cannot see */
+	bool abort;                /* an unterminated ${ or @{ */
+	bool literal;              /* it never expands to nothing */
+	size_t refs;               /* ${NAME} with a valid name */
+	struct pamenv_part unseen; /* a PAM item environment.d cannot see */
 	bool bad_utf8, unbalanced;
 };
 
-static void scan_lit(const struct part *pt, struct vscan *vs, long *depth)
+static void scan_lit(const struct pamenv_part *pt, struct vscan *vs, long *depth)
 {
 	size_t i;
 
@@ -107,31 +108,32 @@ static void scan_lit(const struct part *pt, struct vscan *vs, long *depth)
 }
 
 /* known: names set above to a value that never expands to nothing */
-static void scan_value(const struct val *v, struct vscan *vs, void *const *known)
+static void scan_value(const struct pamenv_val *v, struct vscan *vs, void *const *known)
 {
 	const char *cur = v->p, *end = v->p + v->n;
-	struct part pt;
+	struct pamenv_part pt;
 	long depth = 0;
 
 	memset(vs, 0, sizeof(*vs));
-	if (v->kind != V_TEXT)
+	if (v->kind != PAMENV_V_TEXT)
 		return;
-	while (pamenv_next_part(&cur, end, &pt) != P_END) {
-		if (pt.kind == P_ABORT) {
+	while (pamenv_next_part(&cur, end, &pt) != PAMENV_P_END) {
+		if (pt.kind == PAMENV_P_ABORT) {
 			vs->abort = true;
 			return;
 		}
-		if (pt.kind == P_LIT) {
+		if (pt.kind == PAMENV_P_LIT) {
 			vs->literal |= pt.n > 0;
 			scan_lit(&pt, vs, &depth);
-		} else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n)) {
+		} else if (pt.kind == PAMENV_P_ENV && envd_name_valid(pt.p, pt.n)) {
 			if (set_has(known, pt.p, pt.n))
 				vs->literal = true;
 			else
 				vs->refs++;
-		} else if (pt.kind == P_ITEM && item_var(&pt)) {
+		} else if (pt.kind == PAMENV_P_ITEM && item_var(&pt)) {
 			vs->literal = true;
-		} else if (pt.kind == P_ITEM && item_unseen(&pt) && vs->unseen.kind == P_END) {
+		} else if (pt.kind == PAMENV_P_ITEM && item_unseen(&pt) &&
+		           vs->unseen.kind == PAMENV_P_END) {
 			vs->unseen = pt;
 		}
 	}
@@ -154,7 +156,7 @@ struct ctx {
 /* Returns 0 or -ENOMEM. */
 static int set_put(void **set, const char *name, size_t n, bool on)
 {
-	char key[PAM_LINE_BUF], *dup, **node;
+	char key[PAMENV_LINE_BUF], *dup, **node;
 
 	memcpy(key, name, n);
 	key[n] = '\0';
@@ -173,8 +175,17 @@ static int set_put(void **set, const char *name, size_t n, bool on)
 	return 0;
 }
 
+/* What a note says of its line, and the word it starts with. */
+enum note_kind { N_NOTE, N_INEXACT, N_UNTRANSLATED, N_IGNORED };
+static const char *const note_words[] = {
+    [N_NOTE] = "note",
+    [N_INEXACT] = "inexact",
+    [N_UNTRANSLATED] = "not translated",
+    [N_IGNORED] = "ignored by pam_env",
+};
+
 /* Returns 0 or -ENOMEM. */
-__attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char *kind,
+__attribute__((format(printf, 3, 4))) static int note(struct ctx *c, enum note_kind kind,
                                                       const char *fmt, ...)
 {
 	char tmp[512];
@@ -183,14 +194,14 @@ __attribute__((format(printf, 3, 4))) static int note(struct ctx *c, const char 
 	va_start(ap, fmt);
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (strcmp(kind, "inexact") == 0)
+	if (kind == N_INEXACT)
 		c->inexact = true;
-	if (strcmp(kind, "not translated") == 0)
+	if (kind == N_UNTRANSLATED)
 		c->untranslated = true;
 	/* names and text from the file: nothing may end the comment early */
-	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 || envd_buf_puts(&c->notes, kind) < 0 ||
-	    envd_buf_puts(&c->notes, ": ") < 0 ||
-	    esc_append(&c->notes, tmp, strlen(tmp), ESC_C | ESC_KEEP_TAB) < 0 ||
+	if (envd_buf_puts(&c->notes, NOTE_PREFIX) < 0 ||
+	    envd_buf_puts(&c->notes, note_words[kind]) < 0 || envd_buf_puts(&c->notes, ": ") < 0 ||
+	    envd_esc_append(&c->notes, tmp, strlen(tmp), ENVD_ESC_C | ENVD_ESC_KEEP_TAB) < 0 ||
 	    envd_buf_puts(&c->notes, "\n") < 0)
 		return -ENOMEM;
 	return 0;
@@ -225,20 +236,20 @@ static int add_ref(struct envd_buf *s, const char *name, size_t n)
 }
 
 /* The environment.d form of a DEFAULT= or OVERRIDE= value. */
-static int render(struct envd_buf *s, const struct val *v)
+static int render(struct envd_buf *s, const struct pamenv_val *v)
 {
 	const char *cur = v->p, *end = v->p + v->n, *var;
-	struct part pt;
+	struct pamenv_part pt;
 	int r = 0;
 
-	if (v->kind != V_TEXT)
+	if (v->kind != PAMENV_V_TEXT)
 		return 0;
-	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
-		if (pt.kind == P_LIT)
+	while (r == 0 && pamenv_next_part(&cur, end, &pt) != PAMENV_P_END) {
+		if (pt.kind == PAMENV_P_LIT)
 			r = add_literal(s, pt.p, pt.n);
-		else if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n))
+		else if (pt.kind == PAMENV_P_ENV && envd_name_valid(pt.p, pt.n))
 			r = add_ref(s, pt.p, pt.n);
-		else if (pt.kind == P_ITEM && (var = item_var(&pt)))
+		else if (pt.kind == PAMENV_P_ITEM && (var = item_var(&pt)))
 			r = add_ref(s, var, strlen(var));
 	}
 	return r;
@@ -246,18 +257,18 @@ static int render(struct envd_buf *s, const struct val *v)
 
 /* Where the login lacks NAME, pam_env expanded ${NAME} to nothing; pam_envd
  * has a fallback for these.  The note_* functions return 0 or -ENOMEM. */
-static int note_fallback(struct ctx *c, const struct part *pt)
+static int note_fallback(struct ctx *c, const struct pamenv_part *pt)
 {
 	static const char *const names[] = {"HOME", "USER", "LOGNAME", "SHELL"};
 	size_t i;
 
 	if (pamenv_part_is(pt, "PATH"))
-		return note(c, "inexact",
+		return note(c, N_INEXACT,
 		            "where the login has no PATH, pam_env expanded ${PATH} to nothing; "
 		            "pam_envd uses the default PATH");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (pamenv_part_is(pt, names[i]))
-			return note(c, "inexact",
+			return note(c, N_INEXACT,
 			            "where the login has no %s, pam_env expanded ${%s} to nothing; "
 			            "pam_envd uses the passwd entry's",
 			            names[i], names[i]);
@@ -265,31 +276,31 @@ static int note_fallback(struct ctx *c, const struct part *pt)
 }
 
 /* Notes on what a used value refers to. */
-static int note_refs(struct ctx *c, const struct val *v)
+static int note_refs(struct ctx *c, const struct pamenv_val *v)
 {
 	const char *cur = v->p, *end = v->p + v->n;
-	struct part pt;
+	struct pamenv_part pt;
 	const char *var;
 	int r = 0;
 
-	if (v->kind != V_TEXT)
+	if (v->kind != PAMENV_V_TEXT)
 		return 0;
-	while (r == 0 && pamenv_next_part(&cur, end, &pt) != P_END) {
-		if (pt.kind == P_ENV && !envd_name_valid(pt.p, pt.n))
-			r = note(c, "note", "${%.*s} is not a variable name: it expands to nothing",
+	while (r == 0 && pamenv_next_part(&cur, end, &pt) != PAMENV_P_END) {
+		if (pt.kind == PAMENV_P_ENV && !envd_name_valid(pt.p, pt.n))
+			r = note(c, N_NOTE, "${%.*s} is not a variable name: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
-		else if (pt.kind == P_ENV && set_has(&c->tainted, pt.p, pt.n))
-			r = note(c, "inexact", "uses %.*s, whose value may differ (see above)",
+		else if (pt.kind == PAMENV_P_ENV && set_has(&c->tainted, pt.p, pt.n))
+			r = note(c, N_INEXACT, "uses %.*s, whose value may differ (see above)",
 			         (int)pt.n, pt.p);
-		else if (pt.kind == P_ENV && !set_has(&c->assigned, pt.p, pt.n))
+		else if (pt.kind == PAMENV_P_ENV && !set_has(&c->assigned, pt.p, pt.n))
 			r = note_fallback(c, &pt);
-		else if (pt.kind == P_ITEM && (var = item_var(&pt)) &&
+		else if (pt.kind == PAMENV_P_ITEM && (var = item_var(&pt)) &&
 		         set_has(&c->assigned, var, strlen(var)))
-			r = note(c, "inexact",
+			r = note(c, N_INEXACT,
 			         "@{%.*s} is the passwd entry's, ${%s} the value set above",
 			         (int)pt.n, pt.p, var);
-		else if (pt.kind == P_ITEM && !var && !item_unseen(&pt))
-			r = note(c, "note",
+		else if (pt.kind == PAMENV_P_ITEM && !var && !item_unseen(&pt))
+			r = note(c, N_NOTE,
 			         "@{%.*s} is not a PAM item pam_env knows: it expands to nothing",
 			         (int)(pt.n > 60 ? 60 : pt.n), pt.p);
 	}
@@ -310,7 +321,7 @@ enum how {
 };
 
 struct line {
-	struct pline pl;
+	struct pamenv_pline pl;
 	struct vscan d, o;
 	enum how how;
 	const char *var, *rest; /* NAME split at its first '=' */
@@ -320,18 +331,18 @@ struct line {
 
 static enum how decide(const struct line *ln)
 {
-	const struct pline *pl = &ln->pl;
+	const struct pamenv_pline *pl = &ln->pl;
 
 	if (ln->o.literal || ln->o.unseen.n)
 		return H_OVERRIDE; /* an item environment.d cannot see: not translated */
-	if (ln->o.refs && pl->dflt.kind == V_TEXT &&
+	if (ln->o.refs && pl->dflt.kind == PAMENV_V_TEXT &&
 	    (ln->d.literal || ln->d.refs || ln->d.unseen.n))
 		return H_CHAIN;
 	if (ln->o.refs)
-		return pl->dflt.kind == V_NONE ? H_REFS_UNSET : H_REFS;
-	if (pl->dflt.kind == V_TEXT)
+		return pl->dflt.kind == PAMENV_V_NONE ? H_REFS_UNSET : H_REFS;
+	if (pl->dflt.kind == PAMENV_V_TEXT)
 		return H_DEFAULT;
-	return pl->dflt.kind == V_EMPTY ? H_EMPTY : H_UNSET;
+	return pl->dflt.kind == PAMENV_V_EMPTY ? H_EMPTY : H_UNSET;
 }
 
 /* Why the line cannot be written in environment.d at all, or NULL. */
@@ -339,9 +350,9 @@ static const char *untranslatable(const struct line *ln, char *why, size_t sz)
 {
 	bool use_o = ln->how != H_DEFAULT && ln->how != H_EMPTY && ln->how != H_UNSET;
 	bool use_d = ln->how == H_CHAIN || ln->how == H_DEFAULT;
-	const struct part *u = use_o && ln->o.unseen.n   ? &ln->o.unseen
-	                       : use_d && ln->d.unseen.n ? &ln->d.unseen
-	                                                 : NULL;
+	const struct pamenv_part *u = use_o && ln->o.unseen.n   ? &ln->o.unseen
+	                              : use_d && ln->d.unseen.n ? &ln->d.unseen
+	                                                        : NULL;
 
 	if (u) {
 		snprintf(why, sz, "environment.d cannot see the PAM item @{%.*s}", (int)u->n, u->p);
@@ -364,14 +375,14 @@ static const char *untranslatable(const struct line *ln, char *why, size_t sz)
 }
 
 /* The ${NAME} of an OVERRIDE made only of them (invalid names dropped). */
-static size_t override_refs(const struct val *v, struct part *refs, size_t max)
+static size_t override_refs(const struct pamenv_val *v, struct pamenv_part *refs, size_t max)
 {
 	const char *cur = v->p, *end = v->p + v->n;
-	struct part pt;
+	struct pamenv_part pt;
 	size_t k = 0;
 
-	while (pamenv_next_part(&cur, end, &pt) != P_END)
-		if (pt.kind == P_ENV && envd_name_valid(pt.p, pt.n) && k < max)
+	while (pamenv_next_part(&cur, end, &pt) != PAMENV_P_END)
+		if (pt.kind == PAMENV_P_ENV && envd_name_valid(pt.p, pt.n) && k < max)
 			refs[k++] = pt;
 	return k;
 }
@@ -381,7 +392,7 @@ static size_t override_refs(const struct val *v, struct part *refs, size_t max)
  * then the DEFAULT, followed by the rest when A was set. */
 static int render_chain(struct envd_buf *s, const struct line *ln)
 {
-	struct part r[MAX_CHAIN_REFS];
+	struct pamenv_part r[MAX_CHAIN_REFS];
 	size_t k = override_refs(&ln->pl.ovr, r, MAX_CHAIN_REFS), i, j;
 	int e = 0;
 
@@ -429,31 +440,31 @@ static int render_line(struct ctx *c, const struct line *ln)
 /* Returns 0 or -ENOMEM. */
 static int note_line(struct ctx *c, const struct line *ln)
 {
-	char name[PAM_LINE_BUF];
+	char name[PAMENV_LINE_BUF];
 	const char *why, *rule;
 	int r = 0;
 
 	if (ln->how == H_CHAIN)
 		r = note(
-		    c, "inexact",
+		    c, N_INEXACT,
 		    "pam_env took the DEFAULT when the OVERRIDE expanded to nothing; here only "
 		    "when "
 		    "its variables are unset, not when they are empty");
 	if (r == 0 && ln->how == H_REFS_UNSET)
 		r = note(
-		    c, "inexact",
+		    c, N_INEXACT,
 		    "pam_env removed %.*s when the OVERRIDE expanded to nothing; here it is set "
 		    "empty",
 		    (int)ln->var_len, ln->var);
 	if (r == 0 && ln->how == H_UNSET && memchr(ln->rest, '$', ln->rest_len))
-		r = note(c, "note", "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
+		r = note(c, N_NOTE, "pam_env does not expand a NAME=VALUE line: $$ is a literal $");
 	if (r == 0 && (ln->how == H_OVERRIDE || ln->how == H_CHAIN || ln->how == H_REFS ||
 	               ln->how == H_REFS_UNSET))
 		r = note_refs(c, &ln->pl.ovr);
 	if (r == 0 && (ln->how == H_CHAIN || ln->how == H_DEFAULT))
 		r = note_refs(c, &ln->pl.dflt);
 	if (r == 0 && c->val.len == 0)
-		r = note(c, "note",
+		r = note(c, N_NOTE,
 		         "environment.d has no empty literal: ${%.*s:+} expands to nothing",
 		         (int)ln->var_len, ln->var);
 	if (r < 0)
@@ -472,7 +483,7 @@ static int note_line(struct ctx *c, const struct line *ln)
 		free(lit);
 	} else if (!why && c->val.len && memchr(c->val.data, '$', c->val.len) &&
 	           (rule = envd_policy_value_rule(c->policy, name)) != NULL) {
-		r = note(c, "inexact",
+		r = note(c, N_INEXACT,
 		         "pam_envd refuses some values of %.*s in user files and checks this one "
 		         "after expansion (%s)",
 		         (int)ln->var_len, ln->var, rule);
@@ -481,7 +492,7 @@ static int note_line(struct ctx *c, const struct line *ln)
 	}
 	if (why)
 		r = note(
-		    c, "inexact",
+		    c, N_INEXACT,
 		    "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",
 		    (int)ln->var_len, ln->var, why);
 	return r;
@@ -546,10 +557,10 @@ static bool never_empty(const struct line *ln)
 }
 
 /* The line commented out, with why.  Returns 0 or -ENOMEM. */
-static int not_translated(struct ctx *c, const struct logical *lg, const struct line *ln,
+static int not_translated(struct ctx *c, const struct pamenv_logical *lg, const struct line *ln,
                           const char *why)
 {
-	int r = note(c, "not translated", "%s", why);
+	int r = note(c, N_UNTRANSLATED, "%s", why);
 
 	flush_notes(c);
 	put_commented(c->out, lg->first, lg->last, false);
@@ -559,7 +570,7 @@ static int not_translated(struct ctx *c, const struct logical *lg, const struct 
 }
 
 /* Returns 0 or a negative errno. */
-static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
+static int translate(struct ctx *c, const struct pamenv_logical *lg, struct line *ln)
 {
 	char buf[200];
 	const char *why;
@@ -575,7 +586,7 @@ static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 		return r;
 	/* environment.d has no escape for a control character, and envd
 	 * writes none raw (escape.c); a tab drives no terminal */
-	if (esc_needed(c->val.data, c->val.len, ESC_KEEP_TAB)) {
+	if (envd_esc_needed(c->val.data, c->val.len, ENVD_ESC_KEEP_TAB)) {
 		return not_translated(
 		    c, lg, ln,
 		    memchr(c->val.data, '\r', c->val.len)
@@ -598,9 +609,10 @@ static int translate(struct ctx *c, const struct logical *lg, struct line *ln)
 
 /* The comment lines before pos went through already.  Returns 0 or
  * -ENOMEM. */
-static int stop(struct ctx *c, const struct logical *lg, const struct reader *r, const char *why)
+static int stop(struct ctx *c, const struct pamenv_logical *lg, const struct pamenv_reader *r,
+                const char *why)
 {
-	int e = note(c, "ignored by pam_env",
+	int e = note(c, N_IGNORED,
 	             "pam_env stops at line %u (%s), returns PAM_ABORT and ignores the rest of the "
 	             "file",
 	             lg->line, why);
@@ -611,9 +623,9 @@ static int stop(struct ctx *c, const struct logical *lg, const struct reader *r,
 	return e;
 }
 
-static int ignored(struct ctx *c, const struct logical *lg, const char *why)
+static int ignored(struct ctx *c, const struct pamenv_logical *lg, const char *why)
 {
-	int r = note(c, "ignored by pam_env", "%s", why);
+	int r = note(c, N_IGNORED, "%s", why);
 
 	flush_notes(c);
 	put_commented(c->out, lg->first, lg->last, false);
@@ -633,15 +645,15 @@ static void split_name(struct line *ln)
 
 /* A line holding a carriage return only: pam_env removes a variable named
  * "\r", which cannot exist. */
-static bool cr_only(const struct pline *pl)
+static bool cr_only(const struct pamenv_pline *pl)
 {
-	return pl->name_len && strspn(pl->name, "\r") == pl->name_len && pl->dflt.kind == V_NONE &&
-	       pl->ovr.kind == V_NONE;
+	return pl->name_len && strspn(pl->name, "\r") == pl->name_len &&
+	       pl->dflt.kind == PAMENV_V_NONE && pl->ovr.kind == PAMENV_V_NONE;
 }
 
 /* Returns 0, 1 when pam_env stops reading at this line, or a negative
  * errno. */
-static int do_line(struct ctx *c, const struct logical *lg, const struct reader *r)
+static int do_line(struct ctx *c, const struct pamenv_logical *lg, const struct pamenv_reader *r)
 {
 	struct line ln;
 	char buf[200];
@@ -679,16 +691,16 @@ static int do_line(struct ctx *c, const struct logical *lg, const struct reader 
 /* Returns 0 or a negative errno. */
 static int translate_all(struct ctx *c, const char *data, size_t len)
 {
-	struct reader r = {.p = data, .end = data + len, .lineno = 1, .out = c->out};
-	struct logical *lg = malloc(sizeof(*lg));
-	enum rd k;
+	struct pamenv_reader r = {.p = data, .end = data + len, .lineno = 1, .out = c->out};
+	struct pamenv_logical *lg = malloc(sizeof(*lg));
+	enum pamenv_rd k;
 	int e = 0;
 
 	if (!lg)
 		return -ENOMEM;
-	while ((k = pamenv_assemble(&r, lg)) == RD_LINE && (e = do_line(c, lg, &r)) == 0)
+	while ((k = pamenv_assemble(&r, lg)) == PAMENV_LINE && (e = do_line(c, lg, &r)) == 0)
 		;
-	if (e == 0 && k == RD_STOP)
+	if (e == 0 && k == PAMENV_STOP)
 		e = stop(c, lg, &r, lg->stop);
 	free(lg);
 	return e < 0 ? e : 0;
@@ -722,7 +734,7 @@ static int default_file(const struct passwd *pw, char **path)
 static void say_read_error(const char *file, int r, const char *reason)
 {
 	fputs("envd: ", stderr);
-	esc_put(stderr, file, strlen(file), ESC_C | ESC_BACKSLASH);
+	print_escaped(stderr, file, strlen(file), ENVD_ESC_C | ENVD_ESC_BACKSLASH);
 	fputs(": ", stderr);
 	if (r == -EFBIG)
 		fputs("larger than 1 MiB", stderr);
@@ -731,8 +743,9 @@ static void say_read_error(const char *file, int r, const char *reason)
 	else if (r == -EINVAL)
 		fprintf(stderr, "not a regular file (%s)", reason[0] ? reason : "?");
 	else
-		esc_put(stderr, reason[0] ? reason : strerror(-r),
-		        strlen(reason[0] ? reason : strerror(-r)), ESC_C | ESC_BACKSLASH);
+		print_escaped(stderr, reason[0] ? reason : strerror(-r),
+		              strlen(reason[0] ? reason : strerror(-r)),
+		              ENVD_ESC_C | ENVD_ESC_BACKSLASH);
 }
 
 /* Whose rights read the file: --as=USER; without it the caller's, and as

@@ -41,50 +41,34 @@
 
 #include "envd.h"
 #include "escape.h"
+#include "output.h"
 #include "pamenv.h"
-
-#define IMPORT_MAX (1024u * 1024u) /* bytes read from the file */
 
 /* ---- reading the file ---- */
 
-/* A user runs this on their own file: no ownership checks, but no FIFO or
- * device either (O_NONBLOCK keeps the open from hanging on one). */
-static int read_all(int fd, struct envd_buf *buf)
-{
-	char chunk[8192];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		if (buf->len + (size_t)n > IMPORT_MAX)
-			return -EFBIG;
-		if (envd_buf_append(buf, chunk, (size_t)n) < 0)
-			return -ENOMEM;
-	}
-}
-
+/* At most ENVD_MAX_FILE_BYTES, as any file of environment.d.  Standard
+ * input is the caller's own pipe or file: read with the same cap and no
+ * checks. */
 int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
                      struct envd_buf *buf, char *reason, size_t size)
 {
-	char *data = NULL;
-	size_t len = 0;
+	struct envd_path_read rd = {.as = as,
+	                            .owner = reader,
+	                            .max = ENVD_MAX_FILE_BYTES,
+	                            .text = reason,
+	                            .text_size = size};
 	int r;
 
 	if (size > 0)
 		reason[0] = '\0';
 	if (strcmp(path, "-") == 0)
-		return read_all(STDIN_FILENO, buf);
-	r = envd_read_path(path, as, reader, IMPORT_MAX, &data, &len, reason, size);
-	if (r == 0 && data != NULL) {
-		r = envd_buf_append(buf, data, len) < 0 ? -ENOMEM : 0;
-		explicit_bzero(data, len);
-		free(data);
+		r = envd_read_fd(STDIN_FILENO, rd.max, 0, &rd.data, &rd.len);
+	else
+		r = envd_read_path(path, &rd);
+	if (r == 0 && rd.data != NULL) {
+		r = envd_buf_append(buf, rd.data, rd.len) < 0 ? -ENOMEM : 0;
+		explicit_bzero(rd.data, rd.len);
+		free(rd.data);
 	}
 	return r;
 }
@@ -101,7 +85,7 @@ void pamenv_put_comment_text(FILE *out, const char *s, size_t n)
 		n--;
 	if (n && s[n - 1] == '\r')
 		n--;
-	esc_put(out, s, n, ESC_C | ESC_KEEP_TAB);
+	print_escaped(out, s, n, ENVD_ESC_C | ENVD_ESC_KEEP_TAB);
 	fputc('\n', out);
 }
 
@@ -124,7 +108,7 @@ bool pamenv_skipped_line(const char *s, size_t n)
 
 /* The next physical line as fgets(buf, room) gives it to pam_env: false
  * when pam_env gives up on it. */
-static bool fetch(struct reader *r, size_t room, const char **s, size_t *n, const char **why)
+static bool fetch(struct pamenv_reader *r, size_t room, const char **s, size_t *n, const char **why)
 {
 	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
 	size_t len = nl ? (size_t)(nl - r->p) + 1 : (size_t)(r->end - r->p);
@@ -150,7 +134,7 @@ static bool fetch(struct reader *r, size_t room, const char **s, size_t *n, cons
 	return true;
 }
 
-static void append(struct logical *lg, const char *s, size_t n)
+static void append(struct pamenv_logical *lg, const char *s, size_t n)
 {
 	/* fetch() keeps lg->len + n below the buffer size */
 	memcpy(lg->text + lg->len, s, n);
@@ -159,7 +143,7 @@ static void append(struct logical *lg, const char *s, size_t n)
 }
 
 /* Adds one physical line; true when the logical line is complete. */
-static bool take(struct logical *lg, const char *s, size_t n)
+static bool take(struct pamenv_logical *lg, const char *s, size_t n)
 {
 	const char *hash = memchr(s, '#', n);
 	size_t e = n;
@@ -178,7 +162,7 @@ static bool take(struct logical *lg, const char *s, size_t n)
 	return true;
 }
 
-enum rd pamenv_assemble(struct reader *r, struct logical *lg)
+enum pamenv_rd pamenv_assemble(struct pamenv_reader *r, struct pamenv_logical *lg)
 {
 	const char *start, *s;
 	unsigned lineno;
@@ -191,15 +175,15 @@ enum rd pamenv_assemble(struct reader *r, struct logical *lg)
 		start = r->p;
 		lineno = r->lineno;
 		if (r->p == r->end && lg->len == 0)
-			return RD_EOF;
+			return PAMENV_EOF;
 		if (r->p == r->end)
 			lg->stop = "the file ends inside a continued line";
-		if (r->p == r->end || !fetch(r, PAM_LINE_BUF - lg->len, &s, &n, &lg->stop)) {
+		if (r->p == r->end || !fetch(r, PAMENV_LINE_BUF - lg->len, &s, &n, &lg->stop)) {
 			if (!lg->first) {
 				lg->first = start;
 				lg->line = lineno;
 			}
-			return RD_STOP;
+			return PAMENV_STOP;
 		}
 		if (pamenv_skipped_line(s, n)) {
 			pamenv_put_comment_text(r->out, s, n);
@@ -211,13 +195,13 @@ enum rd pamenv_assemble(struct reader *r, struct logical *lg)
 		}
 		lg->last = r->p;
 		if (take(lg, s, n))
-			return RD_LINE;
+			return PAMENV_LINE;
 	}
 }
 
 /* ---- pam_env's line syntax ---- */
 
-static const char *parse_value(const char **tp, struct val *v, int *quoted)
+static const char *parse_value(const char **tp, struct pamenv_val *v, int *quoted)
 {
 	const char *t = *tp, *start, *q;
 	size_t n;
@@ -240,20 +224,20 @@ static const char *parse_value(const char **tp, struct val *v, int *quoted)
 	/* pam_env counts quotes across the line: an unquoted empty value may
 	 * still count as "" (and a quoted one as nothing) */
 	if (n) {
-		v->kind = V_TEXT;
+		v->kind = PAMENV_V_TEXT;
 		v->p = start;
 		v->n = n;
 	} else if ((*quoted)-- != 0) {
-		v->kind = V_EMPTY;
+		v->kind = PAMENV_V_EMPTY;
 	}
 	*tp = t;
 	return NULL;
 }
 
-void pamenv_parse_line(const char *t, struct pline *pl)
+void pamenv_parse_line(const char *t, struct pamenv_pline *pl)
 {
 	int quoted = 0;
-	struct val *v;
+	struct pamenv_val *v;
 	size_t n;
 
 	memset(pl, 0, sizeof(*pl));
@@ -286,13 +270,13 @@ static bool opens_ref(const char *c, const char *end)
 	return (*c == '$' || *c == '@') && c + 1 < end && c[1] == '{';
 }
 
-enum part_kind pamenv_next_part(const char **cur, const char *end, struct part *pt)
+enum pamenv_part_kind pamenv_next_part(const char **cur, const char *end, struct pamenv_part *pt)
 {
 	const char *c = *cur, *close;
 
 	while (c < end && *c == '\\') {
 		if (c + 1 < end && (c[1] == '$' || c[1] == '@')) {
-			*pt = (struct part){.kind = P_LIT, .p = c + 1, .n = 1};
+			*pt = (struct pamenv_part){.kind = PAMENV_P_LIT, .p = c + 1, .n = 1};
 			*cur = c + 2;
 			return pt->kind;
 		}
@@ -300,27 +284,28 @@ enum part_kind pamenv_next_part(const char **cur, const char *end, struct part *
 	}
 	if (c == end) {
 		*cur = c;
-		return pt->kind = P_END;
+		return pt->kind = PAMENV_P_END;
 	}
 	if (opens_ref(c, end)) {
 		close = memchr(c + 2, '}', (size_t)(end - c - 2));
 		if (!close)
-			return pt->kind = P_ABORT;
-		*pt = (struct part){
-		    .kind = *c == '$' ? P_ENV : P_ITEM, .p = c + 2, .n = (size_t)(close - c - 2)};
+			return pt->kind = PAMENV_P_ABORT;
+		*pt = (struct pamenv_part){.kind = *c == '$' ? PAMENV_P_ENV : PAMENV_P_ITEM,
+		                           .p = c + 2,
+		                           .n = (size_t)(close - c - 2)};
 		*cur = close + 1;
 		return pt->kind;
 	}
-	pt->kind = P_LIT;
+	pt->kind = PAMENV_P_LIT;
 	pt->p = c;
 	while (c < end && *c != '\\' && !opens_ref(c, end))
 		c++;
 	pt->n = (size_t)(c - pt->p);
 	*cur = c;
-	return P_LIT;
+	return PAMENV_P_LIT;
 }
 
-bool pamenv_part_is(const struct part *pt, const char *name)
+bool pamenv_part_is(const struct pamenv_part *pt, const char *name)
 {
 	return pt->n == strlen(name) && memcmp(pt->p, name, pt->n) == 0;
 }

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/* SPDX-FileCopyrightText: 2026 The pam_envd authors */
+/* child.h - the user's side: credentials, the child process that is the
+ * user (child.c), and one file read as the engine reads a user's file
+ * (read.c, fileio.c). */
+#ifndef ENVD_CHILD_H
+#define ENVD_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* The user's credentials, looked up (NSS) by the caller before any fork. */
+struct envd_ids {
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups; /* malloc'd by envd_ids_get */
+	size_t ngroups;
+};
+
+/* Fills ids with uid, gid and user's supplementary groups (getgrouplist,
+ * however many).  Returns 0, -ENOMEM or -E2BIG. */
+int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids);
+void envd_ids_free(struct envd_ids *ids);
+/* Whether gid is user's private group: no member but user, no other
+ * account's primary group (NSS).  1, 0 or -ENOMEM. */
+int envd_group_private(const char *user, uid_t uid, gid_t gid);
+
+/* Work done in a child process with ids's credentials in full (a root
+ * caller switches; any other caller's child keeps its own), no
+ * capabilities, no_new_privs, not dumpable, only the pipe open, bounded
+ * in CPU time, memory, file size and open files.  work writes to fd what
+ * the caller gets back and returns 0. */
+struct envd_child {
+	const struct envd_ids *ids; /* NULL: no switch */
+	unsigned budget_ms;         /* from before the fork to the pipe's end */
+	size_t memory_bytes;        /* address space the work may add */
+	/* The work runs programs (generators.c): they may write files, as
+	 * the user may (no file size cap of 0), and open more files. */
+	bool programs;
+	int (*work)(int fd, void *data);
+	void *data;
+};
+
+/* Runs c->work in a child and puts what it wrote in out (at most out's
+ * cap).  Never blocks past the budget, leaves no child of the caller
+ * behind and reaps only its own.  Returns 0 when the child closed the
+ * pipe (whether it finished its work is for the caller's records to
+ * say), -ETIMEDOUT past the budget (the child is killed), -EMSGSIZE over
+ * the cap, -EPERM when the child could not take the credentials or drop
+ * its privileges, -ECHILD when it could not be started (no clock, pipe
+ * or process), -EIO when the pipe could not be read, or -ENOMEM. */
+int envd_child_run(const struct envd_child *c, struct envd_buf *out);
+
+/* One file read as envd_load reads a user's file: its links walked by
+ * their text (no /proc magic link, no link another user planted in a
+ * sticky directory), opened without blocking, checked on the descriptor
+ * to be a regular file owned by owner or root and writable by no one
+ * else, at most max bytes. */
+struct envd_path_read {
+	/* NULL: in this process, with its own credentials; else in a child
+	 * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS),
+	 * whose answer is checked as input. */
+	const struct envd_ids *as;
+	uid_t owner;
+	/* No owner and no write rule, the others still hold: root's own
+	 * configuration read as the program that reads it would (envd
+	 * audit's PAM files). */
+	bool any_owner;
+	size_t max;
+	/* What was found: data malloc'd and NUL-terminated (NULL for an empty
+	 * file), reason when
+	 * it could not be read, the file's device and inode. */
+	char *data;
+	size_t len;
+	const char *reason;
+	/* Optional (text_size 0: none): the reason as a message says it, a
+	 * refusal with what the check found and the command that fixes it
+	 * ("" for none). */
+	char *text;
+	size_t text_size;
+	dev_t dev;
+	ino_t ino;
+};
+/* Returns 0, or a negative errno with rd->reason: -EPERM refused by a
+ * check (rd->text then ends with the command that fixes it), -ENOENT no
+ * such file, -EINVAL not a file (/dev/null, a directory, a dangling
+ * link), -EFBIG over max, -ETIMEDOUT, -ENOMEM, another errno. */
+int envd_read_path(const char *path, struct envd_path_read *rd);
+/* Reads fd to its end, at most max bytes, into *data (malloc'd; hint: the
+ * size expected, 0 when unknown): the capped read of every file above,
+ * for a descriptor the caller was given (a pipe on standard input).
+ * Returns 0 (*data NUL-terminated after its *len bytes), -EFBIG over max,
+ * -ENOMEM or read's errno. */
+int envd_read_fd(int fd, size_t max, size_t hint, char **data, size_t *len);
+
+#endif
