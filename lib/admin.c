@@ -28,9 +28,6 @@
 
 #include "loader.h"
 
-#define NSS_BUF_MIN 4096
-#define NSS_BUF_MAX (1024 * 1024)
-
 bool envd_path_component(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -46,27 +43,15 @@ bool envd_path_component(const char *s)
 /* The gid of group name, through NSS.  0 with *gid, -ENOENT, -ENOMEM. */
 static int group_gid(const char *name, gid_t *gid)
 {
-	size_t size = NSS_BUF_MIN;
-	struct group gr, *grp = NULL;
-	char *buf = NULL, *nb;
-	int e;
+	struct group gr;
+	char *buf = NULL;
+	size_t size;
+	int r = envd_group_get(name, 0, &gr, &buf, &size);
 
-	for (;;) {
-		nb = realloc(buf, size);
-		if (nb == NULL) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nb;
-		e = getgrnam_r(name, &gr, buf, size, &grp);
-		if (e != ERANGE || size >= NSS_BUF_MAX)
-			break;
-		size *= 2;
-	}
-	if (e == 0 && grp != NULL)
+	if (r == 0)
 		*gid = gr.gr_gid;
 	free(buf);
-	return e == 0 && grp != NULL ? 0 : e == ENOMEM ? -ENOMEM : -ENOENT;
+	return r;
 }
 
 static bool has_gid(const struct envd_config *cfg, gid_t gid)

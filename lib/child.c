@@ -106,6 +106,31 @@ void envd_ids_free(struct envd_ids *ids)
 #define NSS_BUF_MIN 4096
 #define NSS_BUF_MAX (1024 * 1024)
 
+/* The group named name (NULL: the group gid) through NSS, into *gr with
+ * its strings in *buf (the caller frees it, also on failure; *size its
+ * size), the buffer grown while NSS says it is too small.  0, -ENOENT (no
+ * such group, or NSS failed) or -ENOMEM. */
+int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, size_t *size)
+{
+	struct group *grp = NULL;
+	char *nb;
+	int e;
+
+	for (*size = NSS_BUF_MIN;; *size *= 2) {
+		nb = realloc(*buf, *size);
+		if (nb == NULL)
+			return -ENOMEM;
+		*buf = nb;
+		e = name ? getgrnam_r(name, gr, *buf, *size, &grp)
+		         : getgrgid_r(gid, gr, *buf, *size, &grp);
+		if (e != ERANGE || *size >= NSS_BUF_MAX)
+			break;
+	}
+	if (e == 0 && grp != NULL)
+		return 0;
+	return e == ENOMEM ? -ENOMEM : -ENOENT;
+}
+
 /* Whether gid is user's private group, as Debian's OpenSSH decides for
  * StrictModes: the group exists, lists no member other than user, and no
  * other account has it as its primary group.  Enumerating the accounts
@@ -113,29 +138,18 @@ void envd_ids_free(struct envd_ids *ids)
  * accounts then go unseen).  1, 0, or -ENOMEM. */
 int envd_group_private(const char *user, uid_t uid, gid_t gid)
 {
-	size_t size = NSS_BUF_MIN;
+	size_t size;
 	char *buf = NULL, *nb;
-	struct group gr = {0}, *grp = NULL;
+	struct group gr = {0};
 	struct passwd pw = {0}, *pwp = NULL;
 	int r = 1, e;
 
 	if (gid == 0 || user == NULL)
 		return 0;
-	for (;;) {
-		nb = realloc(buf, size);
-		if (nb == NULL) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nb;
-		e = getgrgid_r(gid, &gr, buf, size, &grp);
-		if (e != ERANGE || size >= NSS_BUF_MAX)
-			break;
-		size *= 2;
-	}
-	if (e != 0 || grp == NULL) {
+	e = envd_group_get(NULL, gid, &gr, &buf, &size);
+	if (e < 0) {
 		free(buf);
-		return 0;
+		return e == -ENOMEM ? -ENOMEM : 0;
 	}
 	for (char **m = gr.gr_mem; m != NULL && *m != NULL; m++)
 		if (strcmp(*m, user) != 0)

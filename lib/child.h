@@ -27,6 +27,11 @@ void envd_ids_free(struct envd_ids *ids);
 /* Whether gid is user's private group: no member but user, no other
  * account's primary group (NSS).  1, 0 or -ENOMEM. */
 int envd_group_private(const char *user, uid_t uid, gid_t gid);
+struct group;
+/* The group named name (NULL: the group gid) through NSS into *gr, its
+ * strings in *buf (freed by the caller, also on failure), the buffer
+ * grown while NSS says it is too small.  0, -ENOENT or -ENOMEM. */
+int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, size_t *size);
 
 /* Work done in a child process with ids's credentials in full (a root
  * caller switches; any other caller's child keeps its own), no
