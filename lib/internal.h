@@ -15,6 +15,19 @@
 
 #define ENVD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A switch case that goes on into the next: GCC takes a comment, clang
+ * only the attribute (-Wimplicit-fallthrough). */
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define ENVD_FALLTHROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef ENVD_FALLTHROUGH
+#define ENVD_FALLTHROUGH                                                                           \
+	do {                                                                                       \
+	} while (0)
+#endif
+
 /* Directories of one load at most: the user's and the system ones
  * (ENVD_MAX_DIRS), the administrator's for the user and for its groups. */
 #define ENVD_MAX_ALL_DIRS (ENVD_MAX_DIRS + 1u + ENVD_MAX_ADMIN_GROUPS)

@@ -70,22 +70,22 @@ uint64_t envd_siphash13(const uint64_t key[2], const char *s, size_t n)
 	switch (n) {
 	case 7:
 		b |= (uint64_t)p[6] << 48;
-		/* fall through */
+		ENVD_FALLTHROUGH;
 	case 6:
 		b |= (uint64_t)p[5] << 40;
-		/* fall through */
+		ENVD_FALLTHROUGH;
 	case 5:
 		b |= (uint64_t)p[4] << 32;
-		/* fall through */
+		ENVD_FALLTHROUGH;
 	case 4:
 		b |= (uint64_t)p[3] << 24;
-		/* fall through */
+		ENVD_FALLTHROUGH;
 	case 3:
 		b |= (uint64_t)p[2] << 16;
-		/* fall through */
+		ENVD_FALLTHROUGH;
 	case 2:
 		b |= (uint64_t)p[1] << 8;
-		/* fall through */
+		ENVD_FALLTHROUGH;
 	case 1:
 		b |= (uint64_t)p[0];
 		break;

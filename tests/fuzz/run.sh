@@ -38,7 +38,9 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for h in "${fuzz_harnesses[@]}"; do
-	mkdir -p "$out/corpus/$h"
+	# a harness without candidate seeds (fuzz_records: the committed
+	# corpus only) gets an empty directory: libFuzzer stops on a missing one
+	mkdir -p "$out/corpus/$h" "$out/seeds/$h"
 	log="$out/logs/$h.log"
 	echo "== $h: ${secs}s" >&2
 	# -fork=1: one worker (the machine is shared) that libFuzzer restarts
