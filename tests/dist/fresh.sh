@@ -9,7 +9,11 @@
 # it, and `./dev demo` run there by chroot as root, with /proc, /dev and
 # /sys mounted for it and unmounted after.  The bootstrapped system is
 # cached in _build/fresh-bookworm.tar (made by the first run).  It passes when the demo ends
-# with "the module and envd agree".  Prints the time it took and the
+# with "the module and envd agree".  Then, with nothing installed but what
+# the demo asked for, the README's own commands run there as a new user
+# would (tests/docs/readme.sh in the demo's build tree: enable with
+# pam-auth-update, write a file, envd show and check, a real su -l login,
+# the migration): a second check.  Prints the time it took and the
 # packages the demo installed on stderr, and "pass fail skip" on stdout,
 # like a stage.  Root and the Debian archive are needed: without root it
 # is skipped; when debootstrap cannot fetch (no network) it is skipped,
@@ -89,6 +93,9 @@ else
 	tar -C "$top" --exclude=./_build -cf - . | tar -xf - -C "$root/src"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# the root a mount point of its own: readme.sh's unshare -m makes its
+# mounts private, which a chroot's plain directory cannot be
+mount --bind "$root" "$root" && mount --make-private "$root" && mounted+=("$root")
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")
 mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
@@ -104,12 +111,30 @@ chroot "$root" dpkg-query -W -f '${Package}\n' | sort >"$dir/after"
 requested=$(sed -n 's/^dev: installing the demo dependencies: //p' "$log")
 added=$(comm -13 "$dir/before" "$dir/after" | wc -l)
 say "the base system ${boot}s, ./dev demo ${demo}s; it asked for: ${requested:-nothing}; $added packages installed"
-if [ "$rc" = 0 ] && grep -q '^== the module and envd agree' "$log"; then
-	say "PASS: ./dev demo on a fresh Debian 12"
-	echo "1 0 0"
+if [ "$rc" != 0 ] || ! grep -q '^== the module and envd agree' "$log"; then
+	say "FAIL: ./dev demo on a fresh Debian 12 (exit $rc); end of $log:"
+	tail -n 40 "$log" >&2
+	echo "0 1 0"
+	exit 1
+fi
+say "PASS: ./dev demo on a fresh Debian 12"
+
+say "the README's commands in the fresh Debian 12 (tests/docs/readme.sh)"
+rc=0
+timeout 900 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	bash -c 'cd /src/_build/plain && make check TESTS=tests/docs/readme.sh; s=$?; cat tests/docs/readme.log; exit $s' \
+	>"$dir/readme.log" 2>&1 || rc=$?
+# every block run (a skip would hide a command the fresh system lacks)
+checks=$(sed -n 's/^readme.sh: \([0-9]*\) checks, 0 failed$/\1/p' "$dir/readme.log")
+if [ "$rc" = 0 ] && [ "${checks:-0}" -ge 30 ] && ! grep -q '^skip' "$dir/readme.log" &&
+	grep -q '^ok - README.md:[0-9]*: its output has /^PATH=' "$dir/readme.log"; then
+	say "PASS: the README's commands on a fresh Debian 12, a real su -l login included ($checks checks)"
+	echo "2 0 0"
 	exit 0
 fi
-say "FAIL: ./dev demo on a fresh Debian 12 (exit $rc); end of $log:"
-tail -n 40 "$log" >&2
-echo "0 1 0"
+say "FAIL: the README's commands on a fresh Debian 12 (exit $rc); end of the log:"
+grep -E '^(FAIL|skip)' "$dir/readme.log" | head -n 20 >&2
+tail -n 20 "$dir/readme.log" >&2
+echo "1 1 0"
 exit 1
