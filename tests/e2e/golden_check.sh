@@ -24,13 +24,11 @@ export LC_ALL=C.UTF-8
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir/_build/plain}
-ENVD=${ENVD:-$top_builddir/src/envd}
 
 . "$top_srcdir/tests/lib/harness.sh"
 harness_init golden_check.sh check
 need_envd
-getent passwd "$(id -u)" >/dev/null 2>&1 ||
-	skip_all "the caller (uid $(id -u)) has no passwd entry"
+need_caller_account
 make_tmpdir T envd-golden
 H_OUT=$T/out H_ERR=$T/err
 uid=$(id -u)

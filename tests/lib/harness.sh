@@ -110,9 +110,17 @@ need_root() {
 	[ "$(id -u)" = 0 ] || skip_all "$1"
 }
 need_envd() {
+	ENVD=${ENVD:-${top_builddir:?}/src/envd}
 	[ -x "$ENVD" ] && return 0
 	echo "$H_NAME: $ENVD is not built" >&2
 	exit 1
+}
+
+# need_caller_account: skip the rest without a passwd entry for the caller
+# (envd reads the caller's own files through it)
+need_caller_account() {
+	getent passwd "$(id -u)" >/dev/null 2>&1 ||
+		skip_all "the caller (uid $(id -u)) has no passwd entry"
 }
 
 deps_why() {
