@@ -70,6 +70,8 @@ struct envd_path_read {
 	 * whose answer is checked as input. */
 	const struct envd_ids *as;
 	uid_t owner;
+	/* Optional: owner's name, for the messages (NULL: its uid) */
+	const char *who;
 	/* No owner and no write rule, the others still hold: root's own
 	 * configuration read as the program that reads it would (envd
 	 * audit's PAM files). */

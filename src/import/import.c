@@ -791,7 +791,7 @@ static int read_as(const char *file, const struct passwd *pw, const char *as, st
 			return -EIO;
 		}
 	}
-	r = pamenv_read_file(file, child ? &ids : NULL, pw->pw_uid, buf, reason, sizeof(reason));
+	r = pamenv_read_file(file, child ? &ids : NULL, pw, buf, reason, sizeof(reason));
 	if (child)
 		envd_ids_free(&ids);
 	if (r < 0) {

@@ -49,11 +49,12 @@
 /* At most ENVD_MAX_FILE_BYTES, as any file of environment.d.  Standard
  * input is the caller's own pipe or file: read with the same cap and no
  * checks. */
-int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
+int pamenv_read_file(const char *path, const struct envd_ids *as, const struct passwd *reader,
                      struct envd_buf *buf, char *reason, size_t size)
 {
 	struct envd_path_read rd = {.as = as,
-	                            .owner = reader,
+	                            .owner = reader->pw_uid,
+	                            .who = reader->pw_name,
 	                            .max = ENVD_MAX_FILE_BYTES,
 	                            .text = reason,
 	                            .text_size = size};

@@ -4,6 +4,7 @@
 #ifndef ENVD_PAMENV_H
 #define ENVD_PAMENV_H
 
+#include <pwd.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -60,7 +61,7 @@ struct pamenv_part {
  * walked; by a child with as's credentials when as is not NULL.  Returns 0
  * or a negative errno, with the library's reason in reason (size bytes;
  * "" when it gave none). */
-int pamenv_read_file(const char *path, const struct envd_ids *as, uid_t reader,
+int pamenv_read_file(const char *path, const struct envd_ids *as, const struct passwd *reader,
                      struct envd_buf *buf, char *reason, size_t size);
 /* Original text in a comment line, escaped (tabs kept). */
 void pamenv_put_comment_text(FILE *out, const char *s, size_t n);

@@ -213,6 +213,14 @@ expect_err "root: a file owned by another user" \
 	"$udir/20-b.conf: error: owned by another user (uid $nob, not $u), skipped; fix: chown $u $udir/20-b.conf
 "
 chown "$u" "$udir/20-b.conf"
+# the import names the user it reads for, as the load does
+as "$u" sh -c "printf 'A DEFAULT=1\n' >'$h/pe'"
+chown nobody "$h/pe"
+e import-pam-environment --as="$u" "$h/pe"
+expect_rc "root: import of a file owned by another user" 3
+expect_err "root: import of a file owned by another user" \
+	"envd: $h/pe: owned by another user (uid $nob, not $u), not read; fix: chown $u $h/pe
+"
 chown nobody "$udir"
 gr show "$u"
 expect_err "root: a user directory owned by another user" \
