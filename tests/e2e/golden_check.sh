@@ -357,4 +357,21 @@ e --pam-dir="$NOPAM" --root="$D/r" --no-user files
 expect_true "files: --no-user names why the user directory is not searched" grep -qxF \
 	"skipped user directory (--no-user)" "$T/out"
 
+# a passwd entry whose home is not absolute names no user directory: as
+# root, in a private mount namespace with a copy of /etc/passwd
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+	skip "a relative home: needs root and unshare"
+else
+	me=$(id -un)
+	sed "s|^\($me:[^:]*:[^:]*:[^:]*:[^:]*:\)[^:]*:|\1relative/home:|" /etc/passwd >"$T/passwd"
+	unshare -m sh -c 'mount --bind "$1" /etc/passwd && shift && exec "$@"' sh "$T/passwd" \
+		"$ENVD" --pam-dir="$NOPAM" --root="$D/r" files >"$H_OUT" 2>"$H_ERR"
+	rc=$?
+	expect_rc "files: a relative home" 0
+	expect_true "files: a relative home names no user directory, and says why" grep -qxF \
+		"skipped user directory (no absolute home)" "$T/out"
+	expect_true "files: a relative home, the system directories still read" grep -qxF \
+		"used    $D/r/etc/environment.d/10-a.conf" "$T/out"
+fi
+
 finish
