@@ -817,8 +817,9 @@ class PamBench:
               "added instructions, (pam_envd stack - pam_permit stack) / (pam_env stack - pam_permit stack):",
               "  one session per process:  %s / %s = %s  target 0.85x: %s"
               % (diff_of(ir1, "envd.small", "permit.small") or "-", diff_of(ir1, "env.small", "permit.small") or "-",
-                 fx(m_ip), verdict),
-              "  per session in a process: %s / %s = %s"
+                 fx(m_ip), verdict))
+        self.group_lookups(b, ir1)
+        b.say("  per session in a process: %s / %s = %s"
               % (diff_of(sess, "envd.small", "permit.small") or "-",
                  diff_of(sess, "env.small", "permit.small") or "-", fx(m_is)),
               "floor: bench/pam_floor.c in pam_envd's place, doing only what pam_envd cannot do without",
@@ -891,6 +892,37 @@ class PamBench:
                              "PASS" if ro <= 1.1 * ra else "MISS"))
         b.say("", "raw data: %s (PAM environments *.nul, callgrind.*.out, pamtester JSON, the translated "
                   ".pam_environment)" % self.out)
+
+    def group_lookups(self, b, ir1):
+        """The contract's ratio without the user's group lookup, which both
+        modules make through NSS for the same user (pam_envd's getgrouplist
+        for its reader, pam_env's initgroups in pam_modutil_drop_priv): its
+        cost is the machine's NSS configuration's (loading an NSS module
+        such as libnss_systemd is most of it), added alike to both sides."""
+        def lookup(v, fn):
+            f = os.path.join(self.out, "callgrind.%s.small.n1.out" % v)
+            if f not in b.cg_files:
+                return None
+            # both look up in the login process itself, before any fork
+            return benchlib.inclusive_of(benchlib.arcs(b.cg_files[f][0]), fn)
+        ge = {v: lookup(v, "getgrouplist") for v in ("permit", "envd", "env")}
+        gi = {v: lookup(v, "initgroups") for v in ("permit", "envd", "env")}
+        if None in ge.values() or None in gi.values():
+            return
+        # initgroups calls getgrouplist's worker, not getgrouplist: the two
+        # never count the same instructions
+        g = {v: ge[v] + gi[v] for v in ge}
+        me = diff_of(ir1, "envd.small", "permit.small")
+        mn = diff_of(ir1, "env.small", "permit.small")
+        if me is None or mn is None:
+            return
+        ae, an = me - (g["envd"] - g["permit"]), mn - (g["env"] - g["permit"])
+        b.say("  the same without the user's group lookup, which both make through NSS (pam_envd's",
+              "  getgrouplist, %d Ir; pam_env's initgroups, %d Ir: the cost of the machine's NSS"
+              % (g["envd"] - g["permit"], g["env"] - g["permit"]),
+              "  configuration, most of it loading an NSS module such as libnss_systemd, alike on both",
+              "  sides, so that it pulls the ratio towards 1): %d / %d = %s" % (ae, an, fx(ratio(ae, an))))
+        b.figures["pam.envd_vs_env.module_process_no_groups"] = ratio(ae, an)
 
 
 # ---- small helpers ----
