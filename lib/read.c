@@ -954,7 +954,9 @@ int envd_read_path(const char *path, struct envd_path_read *rd)
 		                      .path = path,
 		                      .owner = found,
 		                      .want = rd->owner,
-		                      .who = rd->who ? rd->who : rd->owner == 0 ? "root" : NULL,
+		                      .who = rd->who          ? rd->who
+		                             : rd->owner == 0 ? "root"
+		                                              : NULL,
 		                      .done = "not read"};
 
 		envd_skip_text(rd->text, rd->text_size, &k);
