@@ -51,12 +51,20 @@ struct diag_state {
 	int verbose;
 	bool lint;
 	size_t findings;
-	/* show --explain: the lint warnings, "file:line: message" each, for
-	 * the output's end */
+	/* show --explain: check's warnings and notes, for the output's end
+	 * (env) or its "check" array (json) */
 	bool collect;
-	char **kept;
+	struct kept *kept;
 	size_t n_kept;
 	bool kept_cut; /* out of memory: the rest went to stderr */
+};
+
+/* One thing check says: file NULL for envd's own. */
+struct kept {
+	char *file;
+	unsigned line;
+	enum envd_severity severity;
+	char *message;
 };
 
 static const char usage_head[] =
@@ -170,23 +178,22 @@ static const char *sev_name(enum envd_severity s)
  * false when it cannot. */
 static bool keep_diag(struct diag_state *st, const struct envd_diag *d)
 {
-	char where[32] = "";
-	char **v;
-	char *line;
+	struct kept *v, k = {.line = d->line, .severity = d->severity};
 
 	if (st->kept_cut)
 		return false;
 	v = realloc(st->kept, (st->n_kept + 1) * sizeof(*v));
 	if (v)
 		st->kept = v;
-	if (d->line)
-		snprintf(where, sizeof(where), ":%u", d->line);
-	if (!v || asprintf(&line, "%s%s: %s: %s", d->file ? d->file : "envd", where,
-	                   sev_name(d->severity), d->message) < 0) {
+	k.file = d->file ? strdup(d->file) : NULL;
+	k.message = strdup(d->message);
+	if (!v || !k.message || (d->file && !k.file)) {
+		free(k.file);
+		free(k.message);
 		st->kept_cut = true;
 		return false;
 	}
-	st->kept[st->n_kept++] = line;
+	st->kept[st->n_kept++] = k;
 	return true;
 }
 
@@ -612,7 +619,8 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	envd_config_init(&rn->cfg);
 	rn->ds.verbose = o->verbose;
 	rn->ds.lint = o->cmd == CMD_CHECK;
-	rn->ds.collect = o->cmd == CMD_SHOW && o->explain && o->format == FORMAT_ENV;
+	rn->ds.collect = o->cmd == CMD_SHOW && o->explain &&
+	                 (o->format == FORMAT_ENV || o->format == FORMAT_JSON);
 	rn->cfg.diag = on_diag;
 	rn->cfg.diag_data = &rn->ds;
 	rn->cfg.diag_level = o->verbose >= 2   ? ENVD_DEBUG
@@ -680,10 +688,75 @@ static void print_kept(FILE *out, const struct diag_state *st)
 	if (st->n_kept)
 		fputs("# envd check says:\n", out);
 	for (size_t i = 0; i < st->n_kept; i++) {
+		const struct kept *k = &st->kept[i];
+
 		fputs("#   ", out);
-		print_text(out, st->kept[i]);
+		print_text(out, k->file ? k->file : "envd");
+		if (k->line)
+			fprintf(out, ":%u", k->line);
+		fprintf(out, ": %s: ", sev_name(k->severity));
+		print_text(out, k->message);
 		fputc('\n', out);
 	}
+}
+
+/* show --explain --format=json: the members after "files", as the env
+ * format's comment lines say them: the login before pam_envd.so, why the
+ * user directory was not searched (null: it was) and what check says. */
+static void print_json_login(FILE *out, const struct run *rn, const struct opts *o,
+                             const char *user_off)
+{
+	const struct model *m = &rn->model;
+	const char *from = NULL, *value;
+
+	fprintf(out, ",\n\"login\":{\"inherit\":%s,\"set\":[", o->inherit ? "true" : "false");
+	for (size_t i = 0; i < o->n_sets; i++) {
+		size_t n = strcspn(o->sets[i], "="); /* parse_args saw the '=' */
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		print_json_string(out, o->sets[i], n);
+		fputs(",\"value\":", out);
+		print_json_text(out, o->sets[i] + n + (o->sets[i][n] == '='));
+		fputc('}', out);
+	}
+	/* the value the load saw, and where it came from */
+	value = envd_env_get(rn->env, "XDG_RUNTIME_DIR");
+	if (value)
+		from = set_has(o, "XDG_RUNTIME_DIR") ? "--set"
+		       : o->inherit                  ? "--inherit"
+		                                     : "pam_systemd.so";
+	fputs("],\n\"xdg_runtime_dir\":{\"value\":", out);
+	print_json_text(out, value);
+	fputs(",\"from\":", out);
+	print_json_text(out, from);
+	/* where no service applies the module yet, its place is taken as
+	 * the last session line: the services with pam_systemd.so count */
+	fprintf(out, ",\"services_applying\":%zu,\"services_after_pam_systemd\":%zu,",
+	        m->use.applying, m->use.after_systemd);
+	if (m->use.applying)
+		fputs("\"services_with_pam_systemd\":null,\"error\":", out);
+	else
+		fprintf(out, "\"services_with_pam_systemd\":%zu,\"error\":", m->use.with_systemd);
+	print_json_text(out, !o->inherit && m->pam_err ? strerror(m->pam_err) : NULL);
+	fputs("},\n\"per_session\":[", out);
+	for (size_t i = 0; !o->inherit && session_names[i]; i++) {
+		fputs(i ? "," : "", out);
+		print_json_text(out, session_names[i]);
+	}
+	fputs("]},\n\"user_directory_skipped\":", out);
+	print_json_text(out, user_off);
+	fputs(",\n\"check\":[", out);
+	for (size_t i = 0; i < rn->ds.n_kept; i++) {
+		const struct kept *k = &rn->ds.kept[i];
+
+		fputs(i ? ",\n{\"file\":" : "\n{\"file\":", out);
+		print_json_text(out, k->file);
+		fprintf(out, ",\"line\":%u,\"severity\":\"%s\",\"message\":", k->line,
+		        sev_name(k->severity));
+		print_json_text(out, k->message);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
 }
 
 /* Why the user directory is not searched, or NULL when it is. */
@@ -772,6 +845,9 @@ int main(int argc, char **argv)
 			fputs("# files, in the order they are read:\n", stdout);
 			print_files(stdout, res, "#   ");
 			print_kept(stdout, &rn.ds);
+		} else if (o.cmd == CMD_SHOW && o.explain && o.format == FORMAT_JSON) {
+			print_json_explained(stdout, res);
+			print_json_login(stdout, &rn, &o, user_off(&o, &rn));
 		} else if (o.cmd == CMD_SHOW)
 			print_result(stdout, res, o.format, o.explain);
 		else if (o.cmd == CMD_FILES) {
@@ -790,8 +866,10 @@ out:
 	envd_settings_free(&o.set);
 	free(rn.base);
 	free(rn.env);
-	for (size_t i = 0; i < rn.ds.n_kept; i++)
-		free(rn.ds.kept[i]);
+	for (size_t i = 0; i < rn.ds.n_kept; i++) {
+		free(rn.ds.kept[i].file);
+		free(rn.ds.kept[i].message);
+	}
 	free(rn.ds.kept);
 	free(o.sets);
 	free(rn.user_dir);

@@ -135,7 +135,12 @@ void print_json_text(FILE *out, const char *s)
 	json_cstr(out, s);
 }
 
-static void print_json_explained(FILE *out, const struct envd_result *res)
+void print_json_string(FILE *out, const char *s, size_t n)
+{
+	json_string(out, s, n);
+}
+
+void print_json_explained(FILE *out, const struct envd_result *res)
 {
 	size_t i, n = envd_result_count(res);
 
@@ -184,7 +189,7 @@ static void print_json_explained(FILE *out, const struct envd_result *res)
 		json_cstr(out, f->state == ENVD_FILE_USED ? NULL : f->reason);
 		fputc('}', out);
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
 }
 
 void print_dirs(FILE *out, const struct envd_result *res, const char *prefix, const char *user_off)
@@ -287,6 +292,7 @@ void print_result(FILE *out, const struct envd_result *res, enum out_format f, b
 
 	if (f == FORMAT_JSON && explain) {
 		print_json_explained(out, res);
+		fputs("}\n", out);
 		return;
 	}
 	print_begin(out, f);

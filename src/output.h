@@ -12,6 +12,9 @@ enum out_format { FORMAT_ENV, FORMAT_SHELL, FORMAT_JSON, FORMAT_NUL };
 
 int parse_format(const char *s, enum out_format *f);
 void print_result(FILE *out, const struct envd_result *res, enum out_format f, bool explain);
+/* show --explain --format=json's object up to its "files" array, open:
+ * the caller adds members or the closing brace. */
+void print_json_explained(FILE *out, const struct envd_result *res);
 void print_files(FILE *out, const struct envd_result *res, const char *prefix);
 /* The directories of the load, each "STATE PATH/ (user|system directory,
  * N .conf files | : reason)"; user_off, when not NULL, says why the user
@@ -29,5 +32,7 @@ void print_text(FILE *out, const char *s);
 void print_escaped(FILE *out, const char *s, size_t n, unsigned how);
 /* A JSON string (null for NULL); bytes that are not UTF-8 become U+FFFD. */
 void print_json_text(FILE *out, const char *s);
+/* The same for n bytes of s. */
+void print_json_string(FILE *out, const char *s, size_t n);
 
 #endif

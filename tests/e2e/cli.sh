@@ -511,7 +511,8 @@ E, RU, L, UL = R + "/etc/environment.d", R + "/run/environment.d", R + "/usr/loc
 doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), object_pairs_hook=list)
 def obj(pairs):
     return dict(pairs)
-assert [k for k, _ in doc] == ["variables", "directories", "files"], doc
+assert [k for k, _ in doc] == ["variables", "directories", "files", "login",
+                               "user_directory_skipped", "check"], doc
 top = dict(doc)
 vs = top["variables"]
 for v in vs:

@@ -178,6 +178,18 @@ v = {x["name"]: x for x in d["variables"]}
 assert v["PATH"]["replaces"] == sys.argv[2] + "/10-path.conf" and v["PATH"]["replaces_line"] == 1, v
 assert v["EDITOR"]["replaces"] == sys.argv[2] + "/10-editor.conf", v
 ' "$T/out" "$W/u"
+	# what check says is a member of the object, as in the env format
+	# (and so not on stderr)
+	expect_true "show --explain --format=json: what check says" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+want = [l.split(": warning: ", 1) for l in sys.argv[2].split("\n") if l]
+got = [("%s:%d" % (c["file"], c["line"]), c["message"]) for c in d["check"]]
+assert [c["severity"] for c in d["check"]] == ["warning"] * len(want), d["check"]
+assert got == [tuple(w) for w in want], (got, want)
+assert d["user_directory_skipped"] is None, d
+' "$T/out" "$replaced"
+	expect_no_err "show --explain --format=json: nothing on stderr"
 fi
 # the fix the finding gives works: the renamed file wins, with the
 # system's PATH in it (as systemd's generator gives it)
@@ -280,6 +292,36 @@ expect_true "explain --inherit: the process environment, and --set" test \
 	"$(head -n 2 "$T/out")" = "# before pam_envd.so: envd's own environment (--inherit), as systemd's generator has its manager's, and:
 #   XDG_RUNTIME_DIR=/r (--set)"
 expect_true "explain --inherit: the next line is the first variable's" grep -qxF "SSH_AUTH_SOCK=/r/ssh-agent.socket" "$T/out"
+# the same in json: the login's members
+if have_cmds python3; then
+	jl() { # WHAT PYTHON-CONDITION (d: the object, L: its "login")
+		expect_true "$1" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+L = d["login"]
+assert list(L) == ["inherit", "set", "xdg_runtime_dir", "per_session"], L
+assert eval(sys.argv[2]), (sys.argv[2], L)
+' "$T/out" "$2"
+	}
+	le --pam-dir="$L/before" show --explain --format=json
+	jl "json: XDG_RUNTIME_DIR from pam_systemd.so, with the counts" \
+		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'services_applying': 1, 'services_after_pam_systemd': 1, 'services_with_pam_systemd': None, 'error': None} and L['inherit'] is False and L['set'] == [] and 'XDG_SESSION_TYPE' in L['per_session'] and d['variables'][0]['value'] == '/run/user/$uid/ssh-agent.socket'"
+	le --pam-dir="$L/after" show --explain --format=json
+	jl "json: no XDG_RUNTIME_DIR after pam_envd.so, with the counts" \
+		"L['xdg_runtime_dir'] == {'value': None, 'from': None, 'services_applying': 1, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': None, 'error': None} and [c['message'] for c in d['check']] == ['\$XDG_RUNTIME_DIR is not set here: it expands to nothing']"
+	le --pam-dir="$L/none" show --explain --format=json
+	jl "json: no service applies pam_envd.so: the services with pam_systemd.so" \
+		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'services_applying': 0, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': 1, 'error': None}"
+	le --pam-dir="$T/no-such-dir" show --explain --format=json
+	jl "json: a PAM directory that cannot be read" \
+		"L['xdg_runtime_dir']['value'] is None and L['xdg_runtime_dir']['error'] == 'No such file or directory'"
+	le --pam-dir="$NOPAM" --set=HOME=/elsewhere --set='XDG_RUNTIME_DIR=/x y' show --explain --format=json
+	jl "json: --set, each name and value" \
+		"L['set'] == [{'name': 'HOME', 'value': '/elsewhere'}, {'name': 'XDG_RUNTIME_DIR', 'value': '/x y'}] and L['xdg_runtime_dir']['value'] == '/x y' and L['xdg_runtime_dir']['from'] == '--set'"
+	XDG_RUNTIME_DIR=/inh le --pam-dir="$NOPAM" --inherit --no-user show --explain --format=json
+	jl "json: --inherit, and the user directory not searched" \
+		"L['inherit'] is True and L['per_session'] == [] and L['xdg_runtime_dir']['value'] == '/inh' and L['xdg_runtime_dir']['from'] == '--inherit' and d['user_directory_skipped'] == '--no-user'"
+fi
 # --set counts as the login's own for --no-overwrite
 printf 'KEEP=files\n' >"$L/u/30-keep.conf"
 le --pam-dir="$NOPAM" --set=KEEP=login --no-overwrite show
