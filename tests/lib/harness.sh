@@ -18,6 +18,10 @@
 # at_exit COMMAND: run at exit, also on failure or interruption, the last
 # registered first.  make_tmpdir VAR PREFIX [PARENT]: a fresh directory in
 # VAR (PARENT defaults to $TMPDIR or /tmp), removed at exit.
+# mode_for_run PATH MODE: PATH (a device node, say) gets MODE for this
+# test's run and its own mode back at exit; false when it cannot be set.
+# What udev or systemd would set on a desktop is never assumed: a
+# container, a minimal VM or a build chroot has none of it.
 # need_root REASON: skip_all unless root.  need_envd: fails (exit 1)
 # unless $ENVD is built.
 # need_cmds CMD...: every CMD is installed, else skip_all naming the
@@ -171,6 +175,13 @@ harness_exit() {
 		eval "${H_AT_EXIT[i]}"
 	done
 	H_AT_EXIT=()
+}
+mode_for_run() {
+	local was
+	was=$(stat -c %a "$1" 2>/dev/null) || return 1
+	[ "$was" = "$2" ] && return 0
+	chmod "$2" "$1" 2>/dev/null || return 1
+	at_exit "chmod '$was' '$1' 2>/dev/null"
 }
 make_tmpdir() {
 	local d
