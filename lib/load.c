@@ -744,7 +744,7 @@ static int set_dirs(struct loader *ld)
 
 void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *why)
 {
-	if (dir >= ENVD_MAX_DIRS)
+	if (dir >= ENVD_MAX_ALL_DIRS)
 		return;
 	ld->dir_state[dir] = missing ? ENVD_DIR_MISSING : ENVD_DIR_SKIPPED;
 	ld->dir_why[dir] = missing ? NULL : why;

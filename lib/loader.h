@@ -86,10 +86,12 @@ struct loader {
 	size_t cur_len;
 	bool self_ref;  /* lint: its value referenced the name itself, set */
 	bool xdg_unset; /* lint: XDG_DATA_DIRS=...$XDG_DATA_DIRS with it unset */
-	/* per directory: how it was searched (read.c tells) */
-	enum envd_dir_state dir_state[ENVD_MAX_DIRS];
-	const char *dir_why[ENVD_MAX_DIRS];
-	size_t dir_files[ENVD_MAX_DIRS];
+	/* per directory (an index of dir_paths, so ENVD_MAX_ALL_DIRS: the
+	 * administrator's user and group directories count): how it was
+	 * searched (read.c tells) */
+	enum envd_dir_state dir_state[ENVD_MAX_ALL_DIRS];
+	const char *dir_why[ENVD_MAX_ALL_DIRS];
+	size_t dir_files[ENVD_MAX_ALL_DIRS];
 	/* generators (generators.c) */
 	struct envd_gens gens;
 	struct timespec user_start; /* the user side's time bound starts here */

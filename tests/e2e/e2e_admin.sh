@@ -121,4 +121,42 @@ else
 	echo "note: envd not built, agreement not checked"
 fi
 
+# a user in more groups with a directory than a load has user and system
+# directories (ENVD_MAX_DIRS, 16): 20 real groups, each with a directory,
+# the value in the last in name order.  The login process once wrote past
+# its per-directory tables here and died (SIGSEGV) at 12.
+m="admin-$$-m"
+echo "$m" >>"$E2E_TMP/created-users"
+useradd -m -d "$E2E_TMP/home/$m" -s /bin/sh -K UMASK=022 -U "$m" >/dev/null ||
+	{ echo "FAIL: useradd $m"; exit 1; }
+many=$E2E_TMP/sys/many
+mkdir -p "$many/group"
+glist=
+for i in $(seq -w 1 20); do
+	g=$(admin_group "m$i")
+	glist=$glist${glist:+,}$g
+	mkdir -p "$many/group/$g"
+	echo "G$i=$i" >"$many/group/$g/$i.conf"
+done
+usermod -a -G "$glist" "$m"
+echo "LAST_GROUP=yes" >"$many/group/$g/zz-last.conf"
+chmod -R 755 "$many"
+svc_many=$(e2e_service admin-many <<EOF
+session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$many
+session  required pam_exec.so $HELPER $OUT
+EOF
+)
+rm -f "$OUT"/*
+e2e_pam "$svc_many" "$m" open_session
+expect_eq "20 group directories: open_session succeeds" "$E2E_RC" 0
+r=$(record "$m")
+expect_eq "20 group directories: the last group's file" "$(getvar "$r" LAST_GROUP)" yes
+expect_eq "20 group directories: the first group's file" "$(getvar "$r" G01)" 01
+if [ -x "${ENVD:-}" ]; then
+	"$ENVD" show "$m" -q --system-dirs "$SYSDIRS" --admin-dir "$many" >"$E2E_TMP/many.out" 2>&1
+	expect_eq "20 group directories: envd show USER exits 0" "$?" 0
+	expect_true "20 group directories: envd show USER has the last group's" \
+		grep -qx "LAST_GROUP=yes" "$E2E_TMP/many.out"
+fi
+
 e2e_finish

@@ -244,6 +244,71 @@ static void test_group_cap(void **state)
 	tu_tree_free(&a.t);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* More group directories than ENVD_MAX_DIRS (the user's and the system
+ * ones), each of a group that exists and that the user is in: each is a
+ * directory of the load, with its state kept (an out-of-bounds write in
+ * the login process once, with 12 groups).  The value in the last group's
+ * directory, in name order, is read. */
+static void test_many_groups(void **state)
+{
+	enum { WANT = 20 };
+	char names[WANT][64], dir[TU_PATH], sub[96], last[TU_PATH];
+	gid_t gids[WANT];
+	struct admin a;
+	const struct group *g;
+	size_t n = 0, i;
+
+	(void)state;
+	if (!admin_init(&a))
+		skip();
+	setgrent();
+	while (n < WANT && (g = getgrent()) != NULL)
+		if (strlen(g->gr_name) < sizeof(names[0]) && envd_path_component(g->gr_name) &&
+		    g->gr_name[0] != '.' && getgrnam(g->gr_name) != NULL)
+			snprintf(names[n++], sizeof(names[0]), "%s", g->gr_name);
+	endgrent();
+	if (n < 13) {
+		tu_tree_free(&a.t);
+		skip();
+	}
+	qsort(names, n, sizeof(names[0]), by_name);
+	for (i = 0; i < n; i++) {
+		gids[i] = getgrnam(names[i])->gr_gid;
+		snprintf(sub, sizeof(sub), "group/%s", names[i]);
+		tu_join(dir, a.base, sub);
+		tu_mkdir_p(dir, 0755);
+		snprintf(sub, sizeof(sub), "G%zu=%s\n", i, names[i]);
+		tu_write(dir, "g.conf", sub);
+	}
+	/* the last in name order: its own basename, so no other masks it */
+	snprintf(sub, sizeof(sub), "group/%s", names[n - 1]);
+	tu_join(last, a.base, sub);
+	tu_write(last, "zz-last.conf", "LAST_GROUP=yes\n");
+	a.t.cfg.admin_groups = gids;
+	a.t.cfg.admin_ngroups = n;
+	tu_load_ok(&a.t);
+	tu_assert_var(&a.t, "LAST_GROUP", "yes");
+	/* g.conf is the first group's: every later one's is masked by it */
+	tu_assert_var(&a.t, "G0", names[0]);
+	/* the user's, admin user/, n groups, the system directories */
+	assert_true(envd_result_dir_count(a.t.res) >= n + 2);
+	for (i = 0; i < envd_result_dir_count(a.t.res); i++)
+		assert_non_null(envd_result_dir(a.t.res, i)->path);
+	/* the last group's directory: searched, its two files counted */
+	for (i = 0; i < envd_result_dir_count(a.t.res); i++)
+		if (strcmp(envd_result_dir(a.t.res, i)->path, last) == 0)
+			break;
+	assert_true(i < envd_result_dir_count(a.t.res));
+	assert_int_equal(envd_result_dir(a.t.res, i)->files, 2);
+	assert_int_equal(tu_count(&a.t.diags, ENVD_C_LIMIT), 0);
+	tu_tree_free(&a.t);
+}
+
 /* The group directories are system directories: root-owned (here the
  * tests' owner) and writable by no one else, as the chase requires. */
 static void test_group_dir_unsafe(void **state)
@@ -314,6 +379,7 @@ int main(void)
 	    tu_test(test_order_and_masking),  tu_test(test_user_masks_admin),
 	    tu_test(test_which_groups),       tu_test(test_unsafe_user_name),
 	    tu_test(test_path_component),     tu_test(test_group_cap),
+	    tu_test(test_many_groups),
 	    tu_test(test_group_dir_unsafe),   tu_test(test_empty_group_dir),
 	    tu_test(test_relative_admin_dir),
 	};
