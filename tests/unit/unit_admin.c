@@ -376,12 +376,11 @@ static void test_relative_admin_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    tu_test(test_order_and_masking),  tu_test(test_user_masks_admin),
-	    tu_test(test_which_groups),       tu_test(test_unsafe_user_name),
-	    tu_test(test_path_component),     tu_test(test_group_cap),
-	    tu_test(test_many_groups),
-	    tu_test(test_group_dir_unsafe),   tu_test(test_empty_group_dir),
-	    tu_test(test_relative_admin_dir),
+	    tu_test(test_order_and_masking), tu_test(test_user_masks_admin),
+	    tu_test(test_which_groups),      tu_test(test_unsafe_user_name),
+	    tu_test(test_path_component),    tu_test(test_group_cap),
+	    tu_test(test_many_groups),       tu_test(test_group_dir_unsafe),
+	    tu_test(test_empty_group_dir),   tu_test(test_relative_admin_dir),
 	};
 
 	return cmocka_run_group_tests_name("unit_admin", tests, NULL, NULL);
