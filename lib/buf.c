@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,21 @@ int envd_buf_append_grow(struct envd_buf *b, const char *s, size_t n)
 		memcpy(b->data + b->len, s, n);
 	b->len += n;
 	return 0;
+}
+
+long envd_buf_room(struct envd_buf *b, size_t want)
+{
+	size_t left = b->max - b->len;
+
+	if (want > left)
+		want = left;
+	if (want > (size_t)LONG_MAX - 1)
+		want = (size_t)LONG_MAX - 1;
+	if (want == 0)
+		return 0;
+	if (b->len + want + 1 > b->cap && grow(b, b->len + want + 1) < 0)
+		return -ENOMEM;
+	return (long)want;
 }
 
 char *envd_buf_steal(struct envd_buf *b, size_t *len)

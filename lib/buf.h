@@ -43,6 +43,10 @@ static inline int envd_buf_putc(struct envd_buf *b, char c)
 	}
 	return envd_buf_append_grow(b, &c, 1);
 }
+/* Room for up to want more bytes, written at data + len by the caller,
+ * who then adds what it wrote to len: the count (at most what max
+ * leaves; 0 at max), or -ENOMEM. */
+long envd_buf_room(struct envd_buf *b, size_t want);
 /* NUL-terminates and hands the data over; the buffer is left empty. */
 char *envd_buf_steal(struct envd_buf *b, size_t *len);
 /* A NUL-terminated string: envd_buf_append of its bytes. */

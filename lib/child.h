@@ -33,31 +33,37 @@ struct group;
  * grown while NSS says it is too small.  0, -ENOENT or -ENOMEM. */
 int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, size_t *size);
 
-/* Work done in a child process with ids's credentials in full (a root
- * caller switches; any other caller's child keeps its own), no
- * capabilities, no_new_privs, not dumpable, only the pipe open, bounded
- * in CPU time, memory, file size and open files.  work writes to fd what
- * the caller gets back and returns 0. */
+/* Work done by the reader program (helper/reader.c, started by spawn.c)
+ * with ids's credentials in full (a root caller's reader switches; any
+ * other caller's keeps its own), no capabilities, no_new_privs, not
+ * dumpable, only its pipe open, bounded in CPU time, memory, file size
+ * and open files. */
 struct envd_child {
 	const struct envd_ids *ids; /* NULL: no switch */
-	unsigned budget_ms;         /* from before the fork to the pipe's end */
+	unsigned budget_ms;         /* from before the spawn to the pipe's end */
 	size_t memory_bytes;        /* address space the work may add */
 	/* The work runs programs (generators.c): they may write files, as
 	 * the user may (no file size cap of 0), and open more files. */
 	bool programs;
-	int (*work)(int fd, void *data);
-	void *data;
+	const char *reader; /* the program; NULL: envd_reader_path(NULL) */
 };
 
-/* Runs c->work in a child and puts what it wrote in out (at most out's
+/* The reader program: override, or the one installed with this build
+ * (ENVD_READER_PATH). */
+const char *envd_reader_path(const char *override);
+/* Starts req (a request, envd_child_request) for job. */
+int envd_child_request(const struct envd_child *c, char job, struct envd_buf *req);
+/* Runs the reader on req and puts what it wrote in out (at most out's
  * cap).  Never blocks past the budget, leaves no child of the caller
- * behind and reaps only its own.  Returns 0 when the child closed the
- * pipe (whether it finished its work is for the caller's records to
- * say), -ETIMEDOUT past the budget (the child is killed), -EMSGSIZE over
- * the cap, -EPERM when the child could not take the credentials or drop
- * its privileges, -ECHILD when it could not be started (no clock, pipe
- * or process), -EIO when the pipe could not be read, or -ENOMEM. */
-int envd_child_run(const struct envd_child *c, struct envd_buf *out);
+ * behind and reaps only its own.  Returns 0 when the reader closed the
+ * pipe and ended (whether it finished its work is for the caller's
+ * records to say), -ETIMEDOUT past the budget (the reader is killed),
+ * -EMSGSIZE over the cap, -EPERM when the reader could not take the
+ * credentials or drop its privileges, -ENOENT when the program is
+ * missing, -EACCES when its checks refuse it, -ENOEXEC when it could not
+ * be exec'd, -ECHILD when it could not be started, -EIO when the pipe
+ * could not be read, or -ENOMEM. */
+int envd_child_run(const struct envd_child *c, const struct envd_buf *req, struct envd_buf *out);
 
 /* One file read as envd_load reads a user's file: its links walked by
  * their text (no /proc magic link, no link another user planted in a
@@ -69,6 +75,7 @@ struct envd_path_read {
 	 * process with as's credentials (envd_child_run, ENVD_MAX_USER_MS),
 	 * whose answer is checked as input. */
 	const struct envd_ids *as;
+	const char *reader; /* with as: the reader program; NULL: the installed one */
 	uid_t owner;
 	/* Optional: owner's name, for the messages (NULL: its uid) */
 	const char *who;

@@ -183,12 +183,15 @@ struct envd_config {
 	 * (default ENVD_DEBUG: all) */
 	enum envd_severity diag_level;
 	/* How the user side is read: NULL, in this process with its own
-	 * credentials (envd run by the user); else in a child process with
-	 * these credentials (child.c), within limits.user_ms from the fork.
+	 * credentials (envd run by the user); else by the reader program
+	 * (helper/reader.c, started by spawn.c) with these credentials,
+	 * within limits.user_ms from its start: reader, or NULL for the one
+	 * installed with this build.
 	 * user_name and user_gid name the user's private group candidate:
 	 * write by that group is accepted when it is private
 	 * (envd_group_private); user_name NULL: never. */
 	const struct envd_ids *user_ids;
+	const char *reader;
 	const char *user_name;
 	gid_t user_gid;
 	/* The administrator's directories for some users and groups

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "proto.h"
 
 const char *const envd_generator_dirs[] = {
     "/run/systemd/user-environment-generators",
@@ -560,15 +561,10 @@ struct rec_gen {
 	uint8_t state, pad[3];
 };
 
-struct gen_work {
-	struct loader *ld;
-	unsigned ms; /* the child's budget */
-};
-
-static int gen_work(int fd, void *data)
+/* Runs what ld->gens marks to run within ms, in the reader, and writes
+ * their records to fd. */
+static int gen_work(int fd, struct loader *ld, unsigned ms)
 {
-	struct gen_work *w = data;
-	struct loader *ld = w->ld;
 	struct envd_gens *g = &ld->gens;
 	struct gen_env env;
 	struct envd_buf out;
@@ -576,12 +572,11 @@ static int gen_work(int fd, void *data)
 	bool after = false;
 	int r;
 
-	ld->sink.fn = NULL;
 	/* an eighth of the budget is left for the records */
 	if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
 		return -EIO;
-	deadline.tv_sec += (time_t)((w->ms - w->ms / 8) / 1000);
-	deadline.tv_nsec += (long)((w->ms - w->ms / 8) % 1000) * 1000000L;
+	deadline.tv_sec += (time_t)((ms - ms / 8) / 1000);
+	deadline.tv_nsec += (long)((ms - ms / 8) % 1000) * 1000000L;
 	if (deadline.tv_nsec >= 1000000000L) {
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;
@@ -631,6 +626,136 @@ static int gen_work(int fd, void *data)
 	envd_buf_free(&env.key);
 	envd_buf_free(&env.value);
 	envd_buf_free(&out);
+	return r;
+}
+
+/* The generators' job, as the request carries it: 'g' (struct req_gens),
+ * then an entry's path for each of the caller's list ('x', struct
+ * req_gen), then the environment: 'b' what the generators before
+ * environment.d's place get, 'r' what environment.d added, each a name
+ * and a value. */
+#define REQ_GENS  'g'
+#define REQ_GEN   'x'
+#define REQ_ENV_B 'b'
+#define REQ_ENV_R 'r'
+
+struct req_gens {
+	uint32_t ms;
+	uint32_t n;
+	uint32_t first_after;
+};
+
+struct req_gen {
+	uint8_t to_run, pad[3];
+};
+
+struct req_var {
+	uint32_t name_len;
+};
+
+static int put_store(struct envd_buf *req, char type, const struct envd_store *st)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < st->n && r == 0; i++) {
+		struct req_var v = {.name_len = (uint32_t)st->v[i].name_len};
+
+		r = envd_rec_put(req, type, &v, sizeof(v), st->v[i].name, st->v[i].name_len,
+		                 st->v[i].value, st->v[i].value_len);
+	}
+	return r;
+}
+
+static int gens_request(const struct loader *ld, unsigned ms, struct envd_buf *req)
+{
+	const struct envd_gens *g = &ld->gens;
+	struct req_gens h = {
+	    .ms = ms, .n = (uint32_t)g->n, .first_after = (uint32_t)g->first_after};
+	int r = envd_rec_put(req, REQ_GENS, &h, sizeof(h), NULL, 0, NULL, 0);
+
+	for (size_t i = 0; i < g->n && r == 0; i++) {
+		struct req_gen e = {.to_run = envd_gen_to_run(&g->v[i])};
+
+		r = envd_rec_put(req, REQ_GEN, &e, sizeof(e), g->v[i].path, strlen(g->v[i].path),
+		                 NULL, 0);
+	}
+	if (r == 0)
+		r = put_store(req, REQ_ENV_B, &ld->base);
+	if (r == 0)
+		r = put_store(req, REQ_ENV_R, &ld->res->store);
+	return r;
+}
+
+int envd_job_gens(const char *in, size_t n, int fd)
+{
+	struct envd_config cfg = {.user_name = NULL};
+	struct envd_result res;
+	struct loader ld = {.cfg = &cfg, .res = &res};
+	struct envd_gens *g = &ld.gens;
+	struct req_gens h;
+	size_t pos = 0, len;
+	const char *body;
+	char type;
+	int r = -EBADMSG;
+
+	memset(&res, 0, sizeof(res));
+	envd_store_init(&res.store);
+	envd_store_init(&ld.base);
+	if (!envd_rec_next(in, n, &pos, &type, &body, &len) || type != REQ_GENS || len != sizeof(h))
+		goto out;
+	memcpy(&h, body, sizeof(h));
+	if (h.n > ENVD_MAX_GENERATORS * ENVD_MAX_DIRS || h.first_after > h.n)
+		goto out;
+	g->v = calloc(h.n + 1, sizeof(*g->v));
+	if (g->v == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	g->first_after = h.first_after;
+	while (envd_rec_next(in, n, &pos, &type, &body, &len)) {
+		struct envd_store *st = type == REQ_ENV_B ? &ld.base : &res.store;
+		struct req_gen e;
+		struct req_var v;
+		struct envd_gen *x;
+		const char *slash;
+
+		if (type == REQ_GEN) {
+			if (g->n >= h.n || len <= sizeof(e) ||
+			    memchr(body + sizeof(e), '\0', len - sizeof(e)))
+				goto out;
+			memcpy(&e, body, sizeof(e));
+			x = &g->v[g->n];
+			x->path = envd_memdup0(body + sizeof(e), len - sizeof(e));
+			if (x->path == NULL) {
+				r = -ENOMEM;
+				goto out;
+			}
+			g->n++;
+			slash = strrchr(x->path, '/');
+			x->name = slash ? slash + 1 : x->path;
+			x->state = e.to_run ? ENVD_FILE_SKIPPED : ENVD_FILE_MASKED;
+			x->reason = e.to_run ? ENVD_R_GEN_NOT_RUN : ENVD_R_NONE;
+			continue;
+		}
+		if ((type != REQ_ENV_B && type != REQ_ENV_R) || len < sizeof(v))
+			goto out;
+		memcpy(&v, body, sizeof(v));
+		if (v.name_len > len - sizeof(v))
+			goto out;
+		r = envd_store_set_h(
+		    st, body + sizeof(v), v.name_len, envd_hash(body + sizeof(v), v.name_len),
+		    body + sizeof(v) + v.name_len, len - sizeof(v) - v.name_len, NULL, 0, false);
+		if (r < 0)
+			goto out;
+		r = -EBADMSG;
+	}
+	if (pos != n || g->n != h.n)
+		goto out;
+	r = gen_work(fd, &ld, h.ms);
+out:
+	envd_gens_free(g);
+	envd_store_free(&ld.base);
+	envd_store_free(&res.store);
 	return r;
 }
 
@@ -752,13 +877,12 @@ int envd_gens_run(struct loader *ld)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	size_t spent = envd_ms_since(&ld->user_start);
-	struct gen_work w = {.ld = ld};
 	struct envd_child c = {.ids = ld->cfg->user_ids,
 	                       .memory_bytes = 1024u << 20,
 	                       .programs = true,
-	                       .work = gen_work,
-	                       .data = &w};
-	struct envd_buf in;
+	                       .reader = ld->cfg->reader};
+	struct envd_buf in, req;
+	unsigned ms;
 	int r;
 
 	if (ld->gens.to_run == 0)
@@ -768,10 +892,18 @@ int envd_gens_run(struct loader *ld)
 		report_run(ld);
 		return 0;
 	}
-	w.ms = (unsigned)(lim->user_ms - spent);
-	c.budget_ms = w.ms;
+	ms = (unsigned)(lim->user_ms - spent);
+	c.budget_ms = ms;
 	envd_buf_init(&in, ENVD_MAX_GENERATORS * (ENVD_MAX_GENERATOR_BYTES + 64) + 64);
-	r = envd_child_run(&c, &in);
+	envd_buf_init(&req, ENVD_REQ_MAX);
+	r = envd_child_request(&c, ENVD_JOB_GENS, &req);
+	if (r == 0)
+		r = gens_request(ld, ms, &req);
+	if (r == 0)
+		r = envd_child_run(&c, &req, &in);
+	if (req.data)
+		explicit_bzero(req.data, req.len);
+	envd_buf_free(&req);
 	if (r == 0)
 		r = envd_gens_records(ld, in.data, in.len);
 	if (in.data)

@@ -120,6 +120,15 @@ int envd_read_system(struct loader *ld, size_t first_dir);
 /* The owner k's check wanted on the user side (user) or the system side. */
 void envd_skip_owner(const struct envd_config *cfg, bool user, struct envd_skip *k);
 
+/* The reader's jobs (helper/reader.c): each decodes its records of a
+ * request (in[0..n), after the head), does the work with the reader's
+ * credentials and writes its answer to fd.  0, -EBADMSG, -ENOMEM, -EIO.
+ * read.c: the user directory, and one path (envd_read_path); generators.c:
+ * the generators. */
+int envd_job_user(const char *in, size_t n, int fd);
+int envd_job_path(const char *in, size_t n, int fd);
+int envd_job_gens(const char *in, size_t n, int fd);
+
 /* admin.c: appends to ld->dir_paths the per-user directory of base
  * (admin_dir, root prefix applied) and the user's group directories, in
  * precedence order.  Returns 0 or -ENOMEM; the rest is reported. */

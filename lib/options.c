@@ -99,6 +99,16 @@ static int set_admin_dir(const struct envd_option *opt, struct envd_settings *s,
 	return 0;
 }
 
+/* An absolute path of a program. */
+static int set_reader(const struct envd_option *opt, struct envd_settings *s, const char *value,
+                      envd_option_report_fn report, void *data)
+{
+	if (value[0] != '/')
+		return bad(opt, s, "a relative path; fix: give the absolute path", report, data);
+	s->reader = value;
+	return 0;
+}
+
 /* DIR:DIR:...  Relative entries are dropped; what remains (even nothing)
  * replaces the default list *list.  One block: the pointers, then a copy
  * of the value with each ':' made a NUL. */
@@ -257,6 +267,8 @@ const struct envd_option envd_options[] = {
      "take only names matching PAT from user files"},
     {"max_env", NULL, 0, false, "SIZE", set_size,
      "cap the result at SIZE bytes (K, M suffixes; at most 1M)"},
+    {"reader", NULL, 0, false, "PATH", set_reader,
+     "the reader program instead of the installed one"},
     {NULL, NULL, 0, false, NULL, NULL, NULL},
 };
 
@@ -330,6 +342,7 @@ void envd_settings_config(const struct envd_settings *s, struct envd_config *cfg
 	              (s->flags & ENVD_SET_NOEXPAND ? ENVD_NO_EXPAND : 0);
 	cfg->policy = s->policy;
 	cfg->admin_dir = s->admin_dir;
+	cfg->reader = s->reader;
 	if (s->max_env > 0 && s->max_env < cfg->limits.result_bytes)
 		cfg->limits.result_bytes = s->max_env;
 }

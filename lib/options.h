@@ -31,6 +31,7 @@ struct envd_settings {
 	bool user_side_off;       /* a malformed user-side option: fail closed */
 	char **generator_dirs;    /* as system_dirs; NULL: the four of systemd */
 	size_t max_env;           /* cap on the result's bytes; 0: the engine's */
+	const char *reader;       /* the reader program, or NULL: the installed one */
 	struct envd_policy *policy;
 };
 

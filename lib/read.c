@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "proto.h"
 
 static size_t sat_mul(size_t a, size_t b)
 {
@@ -721,21 +722,51 @@ static size_t child_ms(size_t ms)
 	return ms - ms / 4;
 }
 
-static int user_work(int fd, void *data)
+/* The user directory's job, as the request carries it. */
+#define REQ_USER 'u'
+
+struct req_user {
+	struct envd_limits limits;
+	uint32_t user_uid, user_gid;
+	uint8_t has_name, lint, pad[6];
+};
+
+int envd_job_user(const char *in, size_t n, int fd)
 {
-	struct loader *ld = data;
-	struct side s = {.first = ld->scan.n};
+	struct envd_config cfg = {.user_name = NULL};
+	struct loader ld = {.cfg = &cfg};
+	struct side s = {.first = 0};
+	struct req_user q;
 	struct envd_buf out;
+	const char *body;
+	size_t pos = 0, len;
+	char type, *dir;
 	int r;
 
-	ld->sink.fn = NULL; /* the caller's callback is not for this process */
+	if (!envd_rec_next(in, n, &pos, &type, &body, &len) || pos != n || type != REQ_USER ||
+	    len <= sizeof(q) || memchr(body + sizeof(q), '\0', len - sizeof(q)))
+		return -EBADMSG;
+	memcpy(&q, body, sizeof(q));
+	dir = envd_memdup0(body + sizeof(q), len - sizeof(q));
+	if (dir == NULL)
+		return -ENOMEM;
+	cfg.user_dir = dir;
+	cfg.limits = q.limits;
+	cfg.user_uid = (uid_t)q.user_uid;
+	cfg.user_gid = (gid_t)q.user_gid;
+	cfg.user_name = q.has_name ? "" : NULL; /* only whether group write may be noted */
+	cfg.flags = q.lint ? ENVD_LINT : 0;
 	envd_buf_init(&s.not_conf, 0);
 	envd_buf_init(&out, 0);
-	r = read_user_side(ld, &s, child_ms(ld->cfg->limits.user_ms));
+	r = read_user_side(&ld, &s, child_ms(cfg.limits.user_ms));
 	if (r == 0)
-		r = encode_side(&out, ld, &s);
+		r = encode_side(&out, &ld, &s);
 	if (r == 0)
 		r = envd_write_all(fd, out.data, out.len);
+	envd_scan_free(&ld.scan);
+	envd_buf_free(&s.not_conf);
+	envd_buf_free(&out);
+	free(dir);
 	return r;
 }
 
@@ -756,6 +787,15 @@ static void report_child_failure(struct loader *ld, int r)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
 		           "the reader of the user's files ended early or sent malformed records: "
 		           "user directory skipped");
+	else if (r == -ENOENT || r == -EACCES || r == -ENOEXEC)
+		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
+		           "the reader program %s %s: user directory skipped; fix: reinstall "
+		           "pam_envd",
+		           envd_reader_path(ld->cfg->reader),
+		           r == -ENOENT   ? "is missing"
+		           : r == -EACCES ? "is refused (not a root-owned executable that only "
+		                            "root may write, in directories only root may write)"
+		                          : "cannot be run");
 	else
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
 		           "cannot start the reader of the user's files (%s): user directory "
@@ -767,16 +807,30 @@ static void report_child_failure(struct loader *ld, int r)
 static int read_user_child(struct loader *ld, struct side *s)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
-	struct envd_child c = {.ids = ld->cfg->user_ids,
+	const struct envd_config *cfg = ld->cfg;
+	struct envd_child c = {.ids = cfg->user_ids,
 	                       .budget_ms = (unsigned)lim->user_ms,
 	                       .memory_bytes = sat_add(sat_mul(stream_cap(lim), 3), 64u << 20),
-	                       .work = user_work,
-	                       .data = ld};
-	struct envd_buf in;
+	                       .reader = cfg->reader};
+	struct req_user q;
+	struct envd_buf in, req;
 	int r;
 
+	memset(&q, 0, sizeof(q));
+	q.limits = *lim;
+	q.user_uid = (uint32_t)cfg->user_uid;
+	q.user_gid = (uint32_t)cfg->user_gid;
+	q.has_name = cfg->user_name != NULL;
+	q.lint = (cfg->flags & ENVD_LINT) != 0;
 	envd_buf_init(&in, stream_cap(lim));
-	r = envd_child_run(&c, &in);
+	envd_buf_init(&req, 0);
+	r = envd_child_request(&c, ENVD_JOB_USER, &req);
+	if (r == 0)
+		r = envd_rec_put(&req, REQ_USER, &q, sizeof(q), cfg->user_dir,
+		                 strlen(cfg->user_dir), NULL, 0);
+	if (r == 0)
+		r = envd_child_run(&c, &req, &in);
+	envd_buf_free(&req);
 	if (r == 0)
 		r = decode_side(ld, in.data, in.len, s);
 	if (in.data)
@@ -846,23 +900,39 @@ static int read_path_here(const char *path, const struct envd_path_read *rd, siz
 	}
 }
 
-struct path_work {
-	const char *path;
-	const struct envd_path_read *rd;
-	size_t max;
+/* One file's job, as the request carries it. */
+#define REQ_PATH 'p'
+
+struct req_path {
+	uint64_t max;
+	uint32_t owner;
+	uint8_t any_owner, pad[3];
 };
 
-static int path_work(int fd, void *data)
+int envd_job_path(const char *in, size_t n, int fd)
 {
-	const struct path_work *w = data;
-	struct envd_read got;
+	struct envd_path_read rd = {.as = NULL};
+	struct envd_read got = {.reason = ENVD_R_NONE};
+	struct req_path q;
 	struct rec_path p;
 	struct envd_buf out;
+	const char *body;
+	size_t pos = 0, len;
 	uid_t owner = 0;
+	char type, *path;
 	int r;
 
+	if (!envd_rec_next(in, n, &pos, &type, &body, &len) || pos != n || type != REQ_PATH ||
+	    len <= sizeof(q) || memchr(body + sizeof(q), '\0', len - sizeof(q)))
+		return -EBADMSG;
+	memcpy(&q, body, sizeof(q));
+	path = envd_memdup0(body + sizeof(q), len - sizeof(q));
+	if (path == NULL)
+		return -ENOMEM;
+	rd.owner = (uid_t)q.owner;
+	rd.any_owner = q.any_owner;
 	memset(&p, 0, sizeof(p));
-	p.r = read_path_here(w->path, w->rd, w->max, &got, &owner);
+	p.r = read_path_here(path, &rd, (size_t)q.max, &got, &owner);
 	p.reason = got.reason;
 	p.owner = (uint32_t)owner;
 	p.dev = got.dev;
@@ -871,6 +941,9 @@ static int path_work(int fd, void *data)
 	r = envd_rec_put(&out, REC_PATH, &p, sizeof(p), got.data, got.len, NULL, 0);
 	if (r == 0)
 		r = envd_write_all(fd, out.data, out.len);
+	envd_buf_free(&out);
+	free(got.data);
+	free(path);
 	return r;
 }
 
@@ -907,17 +980,26 @@ static int decode_path(const char *in, size_t n, size_t max, struct envd_read *g
 static int read_path_child(const char *path, const struct envd_path_read *rd, size_t max,
                            struct envd_read *got, uid_t *owner)
 {
-	struct path_work w = {.path = path, .rd = rd, .max = max};
 	struct envd_child c = {.ids = rd->as,
 	                       .budget_ms = ENVD_MAX_USER_MS,
 	                       .memory_bytes = sat_add(sat_mul(max, 3), 64u << 20),
-	                       .work = path_work,
-	                       .data = &w};
-	struct envd_buf in;
+	                       .reader = rd->reader};
+	struct req_path q;
+	struct envd_buf in, req;
 	int r;
 
+	memset(&q, 0, sizeof(q));
+	q.max = max;
+	q.owner = (uint32_t)rd->owner;
+	q.any_owner = rd->any_owner;
 	envd_buf_init(&in, sat_add(max, 64));
-	r = envd_child_run(&c, &in);
+	envd_buf_init(&req, 0);
+	r = envd_child_request(&c, ENVD_JOB_PATH, &req);
+	if (r == 0)
+		r = envd_rec_put(&req, REQ_PATH, &q, sizeof(q), path, strlen(path), NULL, 0);
+	if (r == 0)
+		r = envd_child_run(&c, &req, &in);
+	envd_buf_free(&req);
 	if (r == 0)
 		r = decode_path(in.data, in.len, max, got, owner);
 	else if (r == -ETIMEDOUT)
@@ -929,6 +1011,9 @@ static int read_path_child(const char *path, const struct envd_path_read *rd, si
 	envd_buf_free(&in);
 	if (r == -EBADMSG || r == -EMSGSIZE)
 		got->reason = ENVD_R_OPEN;
+	/* no reader to run is no answer about the file */
+	if (r == -ENOENT || r == -EACCES || r == -ENOEXEC)
+		r = -ECHILD;
 	return r;
 }
 

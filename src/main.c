@@ -632,6 +632,8 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	rn->cfg.flags = o->cmd == CMD_CHECK || o->explain ? ENVD_LINT : 0;
 	rn->cfg.session_names = session_names;
 	envd_settings_config(&o->set, &rn->cfg);
+	if (rn->cfg.reader == NULL)
+		rn->cfg.reader = envd_cli_reader();
 	rn->cfg.root = o->root;
 	rn->cfg.user_uid = pw->pw_uid;
 	if (o->root) {

@@ -5,6 +5,7 @@
 #define ENVD_OUTPUT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "envd.h"
 
@@ -34,5 +35,14 @@ void print_escaped(FILE *out, const char *s, size_t n, unsigned how);
 void print_json_text(FILE *out, const char *s);
 /* The same for n bytes of s. */
 void print_json_string(FILE *out, const char *s, size_t n);
+
+/* The reader program envd runs as root (the user's side of a load,
+ * import --as): ENVD_READER from envd's own environment, for running envd
+ * from its build tree, or NULL, the installed one.  It is checked as the
+ * installed one is (owned by root, writable by no one else). */
+static inline const char *envd_cli_reader(void)
+{
+	return getenv("ENVD_READER");
+}
 
 #endif

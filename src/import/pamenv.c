@@ -53,6 +53,7 @@ int pamenv_read_file(const char *path, const struct envd_ids *as, const struct p
                      struct envd_buf *buf, char *reason, size_t size)
 {
 	struct envd_path_read rd = {.as = as,
+	                            .reader = envd_cli_reader(),
 	                            .owner = reader->pw_uid,
 	                            .who = reader->pw_name,
 	                            .max = ENVD_MAX_FILE_BYTES,

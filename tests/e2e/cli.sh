@@ -1128,7 +1128,8 @@ int setresuid(uid_t r, uid_t e, uid_t s)
 }
 EOF
 			if "${CC:-cc}" -shared -fPIC -o "$T/fake-setresuid.so" "$T/fake-setresuid.c" 2>/dev/null; then
-				e_env LD_PRELOAD="$T/fake-setresuid.so" ASAN_OPTIONS=verify_asan_link_order=0 -- \
+				fake=$(reader_preload "$T" "$ENVD_READER" "$T/fake-setresuid.so")
+				e_env ENVD_READER="$fake" ASAN_OPTIONS=verify_asan_link_order=0 -- \
 					--root="$S/r" show "$tmp_user"
 				expect_rc "root, the child cannot become the user: still shows" 0
 				expect_out_lacks "root, the child cannot become the user: nothing of the user's" "A=1"

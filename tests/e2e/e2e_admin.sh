@@ -52,7 +52,7 @@ as "$u" sh -c "echo PROXY=mine >'$udir/50-proxy.conf'"
 svc=$(e2e_service admin <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$adm
+session  optional $MOD system_dirs=$SYSDIRS admin_dir=$adm
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -69,7 +69,7 @@ expect_eq "the user's own file masks the admin's" "$(getvar "$r" PROXY)" mine
 
 # nouser: the administrator's still apply, the user's do not
 svc_nouser=$(e2e_service admin-nouser <<EOF
-session  optional $MODULE nouser system_dirs=$SYSDIRS admin_dir=$adm
+session  optional $MOD nouser system_dirs=$SYSDIRS admin_dir=$adm
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -81,7 +81,7 @@ expect_eq "nouser: the group's file, no user file to mask it" "$(getvar "$r" PRO
 
 # without admin_dir= none of it
 svc_off=$(e2e_service admin-off <<EOF
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -142,7 +142,7 @@ usermod -a -G "$glist" "$m"
 echo "LAST_GROUP=yes" >"$many/group/$g/zz-last.conf"
 chmod -R 755 "$many"
 svc_many=$(e2e_service admin-many <<EOF
-session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$many
+session  optional $MOD system_dirs=$SYSDIRS admin_dir=$many
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

@@ -25,7 +25,7 @@ echo "SYS_CHILD=1" >"$E2E_TMP/sys/usr/lib/environment.d/50-sys.conf"
 svc=$(e2e_service child <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  required $MODULE system_dirs=$SYSDIRS
+session  required $MOD system_dirs=$SYSDIRS
 EOF
 )
 

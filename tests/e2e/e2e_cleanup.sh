@@ -42,7 +42,7 @@ rec() { echo "$OUT/$1.$2.env"; }
 pair=$(e2e_service pair <<EOF
 session  optional $MODULE cleanup
 session  optional pam_exec.so $REC $OUT before
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  optional pam_exec.so $REC $OUT after
 EOF
 )
@@ -70,7 +70,7 @@ done
 # --- without the cleanup line: what the pair prevents ----------------------
 nopair=$(e2e_service nopair <<EOF
 session  optional pam_exec.so $REC $OUT before
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 EOF
 )
 rm -f "$OUT"/*
@@ -85,7 +85,7 @@ twice=$(e2e_service twice <<EOF
 session  optional $MODULE cleanup debug
 session  required $MODULE cleanup
 session  optional pam_exec.so $REC $OUT before
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 EOF
 )
 rm -f "$OUT"/*

@@ -41,7 +41,7 @@ chmod 750 "$E2E_TMP/grp"
 chmod 640 "$E2E_TMP/grp/group.conf"
 as "$u" ln -s "$E2E_TMP/grp/group.conf" "$h/.config/environment.d/30-group.conf"
 echo "CONFDIR_SYS=1" >"$E2E_TMP/sys/etc/environment.d/50-sys.conf"
-echo "session required $MODULE system_dirs=$SYSDIRS" >"$E2E_TMP/pam.d/confdir"
+echo "session required $MOD system_dirs=$SYSDIRS" >"$E2E_TMP/pam.d/confdir"
 
 out=$OUT/confdir.env
 rc=0

@@ -88,22 +88,22 @@ ln -s /dev/null "$G/maskreal/90gpg-agent"
 
 dirs="$G/w:$G/one:$G/two:$REAL"
 svc=$(e2e_service on <<EOF
-session  optional $MODULE system_dirs=$SYSDIRS generators generator_dirs=$dirs
+session  optional $MOD system_dirs=$SYSDIRS generators generator_dirs=$dirs
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
 svc_off=$(e2e_service off <<EOF
-session  optional $MODULE system_dirs=$SYSDIRS generator_dirs=$dirs
+session  optional $MOD system_dirs=$SYSDIRS generator_dirs=$dirs
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
 svc_hang=$(e2e_service hang <<EOF
-session  optional $MODULE system_dirs=$SYSDIRS generators generator_dirs=$G/hang:$REAL
+session  optional $MOD system_dirs=$SYSDIRS generators generator_dirs=$G/hang:$REAL
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
 svc_mask=$(e2e_service maskreal <<EOF
-session  optional $MODULE system_dirs=$SYSDIRS generators generator_dirs=$G/maskreal:$REAL
+session  optional $MOD system_dirs=$SYSDIRS generators generator_dirs=$G/maskreal:$REAL
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

@@ -30,7 +30,7 @@ echo "SYS_OK=1" >"$E2E_TMP/sys/usr/lib/environment.d/90-sys.conf"
 svc=$(e2e_service hostile <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

@@ -212,7 +212,7 @@ chmod -R go-w "$adm"
 svc=$(e2e_service ldap <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$adm
+session  optional $MOD system_dirs=$SYSDIRS admin_dir=$adm
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

@@ -33,7 +33,7 @@ done
 svc=$(e2e_service load <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

@@ -112,7 +112,7 @@ stack() {
 	echo "session  required pam_env.so readenv=1 envfile=$E2E_TMP/environment conffile=$E2E_TMP/pam_env.conf user_readenv=0"
 	echo "session  required $PROBE environ $OUT/probe.rec"
 	[ -z "$PAM_SCRIPT" ] || echo "session  optional $PAM_SCRIPT dir=$E2E_TMP/script"
-	echo "session  optional $MODULE system_dirs=$SYSDIRS debug"
+	echo "session  optional $MOD system_dirs=$SYSDIRS debug"
 }
 
 # login_run STACK-FILE: login -f USER with that stack as /etc/pam.d/login;

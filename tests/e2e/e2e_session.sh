@@ -39,7 +39,7 @@ EOF
 svc=$(e2e_service basic <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -75,7 +75,7 @@ expect_eq "root with groups the user shares or not: files read" \
 
 # --- the default user directory and XDG_CONFIG_HOME ------------------------
 svc_default=$(e2e_service default <<EOF
-session  optional $MODULE system_dirs=$E2E_TMP/sys/etc/environment.d
+session  optional $MOD system_dirs=$E2E_TMP/sys/etc/environment.d
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -90,7 +90,7 @@ expect_eq "XDG_CONFIG_HOME in the PAM environment" "$(getvar "$(record "$u")" ED
 
 # --- nooverwrite ---------------------------------------------------------------
 svc_keep=$(e2e_service keep <<EOF
-session  optional $MODULE nooverwrite system_dirs=$SYSDIRS
+session  optional $MOD nooverwrite system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -103,10 +103,10 @@ expect_eq "without it the file wins" "$(getvar "$(record "$u")" EDITOR)" vim
 
 # --- auth and session: applied once ------------------------------------------
 svc_both=$(e2e_service both <<EOF
-auth     optional $MODULE system_dirs=$SYSDIRS
+auth     optional $MOD system_dirs=$SYSDIRS
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -140,8 +140,9 @@ else
 fi
 
 # --- a reader that cannot become the user reads nothing of the user's -------
-# A preloaded setresuid() that says it worked and changed nothing: the
-# child that reads the user's files checks its ids from the kernel's
+# A preloaded setresuid() that says it worked and changed nothing (in the
+# reader program, through a wrapper that preloads it): the reader checks
+# its ids from the kernel's
 # answers, refuses to read as root, and the login goes on with the system
 # files; the login process's own ids are never touched.
 cat >"$E2E_TMP/fake-setresuid.c" <<'EOF'
@@ -156,13 +157,16 @@ int setresuid(uid_t r, uid_t e, uid_t s)
 	return 0; /* "done" */
 }
 EOF
-if ${CC:-cc} -shared -fPIC -o "$E2E_TMP/fake-setresuid.so" "$E2E_TMP/fake-setresuid.c" 2>/dev/null; then
+if ${CC:-cc} -shared -fPIC -o "$E2E_TMP/fake-setresuid.so" "$E2E_TMP/fake-setresuid.c" 2>/dev/null &&
+	fake=$(e2e_reader_preload "$E2E_TMP/fake-setresuid.so"); then
+	svc_fake=$(e2e_service fake <<EOF
+session  optional $MODULE system_dirs=$SYSDIRS reader=$fake
+session  required pam_exec.so $HELPER $OUT
+EOF
+)
 	rm -f "$OUT"/*
 	: >"$E2E_LOG"
-	saved=$PRELOAD
-	PRELOAD="${PRELOAD:+$PRELOAD }$E2E_TMP/fake-setresuid.so"
-	e2e_pam "$svc" "$u" open_session
-	PRELOAD=$saved
+	e2e_pam "$svc_fake" "$u" open_session
 	expect_eq "no credentials: the session opens" "$E2E_RC" 0
 	expect_false "no credentials: nothing of the user's read as root" \
 		hasvar "$(record "$u")" EDITOR

@@ -33,7 +33,7 @@ echo "SYS_OK=1" >"$E2E_TMP/sys/usr/lib/environment.d/90-sys.conf"
 svc=$(e2e_service threads <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  required $MODULE system_dirs=$SYSDIRS
+session  required $MOD system_dirs=$SYSDIRS
 EOF
 )
 

@@ -285,7 +285,7 @@ fi
 svc=$(e2e_service golden <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 EOF
 )
 log_lines() { # the lines pam_envd logged, without the syslog prefix

@@ -166,7 +166,7 @@ EOF
 svc_envd=$(e2e_service envd <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  required $MODULE system_dirs=$SYSDIRS
+session  required $MOD system_dirs=$SYSDIRS
 session  optional pam_exec.so $HELPER $OUT
 EOF
 )

@@ -73,6 +73,7 @@ envd-print-dirs:
 	@echo "docdir=$(docdir)"
 	@echo "profiledir=$(profiledir)"
 	@echo "module=$(pammoduleexec_LTLIBRARIES)"
+	@echo "readerdir=$(pkglibexecdir)"
 EOF
 	"$MAKE_CMD" -s --no-print-directory -C "$top_builddir" -f Makefile -f "$TMP/dirs.mk" \
 		envd-print-dirs "$@"
@@ -84,6 +85,7 @@ expected() {
 	local d=$1 doc
 	doc=$(dir_of docdir "$d")
 	echo "$(dir_of bindir "$d")/envd"
+	echo "$(dir_of readerdir "$d")/reader"
 	if [ -n "$(dir_of module "$d")" ]; then
 		echo "$(dir_of securedir "$d")/pam_envd.so"
 	fi
@@ -212,9 +214,12 @@ sys_secure=$(dir_of securedir "$TMP/sys-dirs")
 if [ "$(readlink -f "$sys_secure")" != "$(readlink -f "$pam_dir")" ]; then
 	part2_skip "the module would go to $sys_secure, libpam loads modules from $pam_dir"
 fi
-# every directory below docdir that the install makes, then the files
+sys_reader=$(dir_of readerdir "$TMP/sys-dirs")
+# every directory below docdir that the install makes, the reader's own,
+# then the files
 {
 	echo "$sys_doc/"
+	echo "$sys_reader/"
 	sed -n "s|^$sys_doc/\(.*\)/[^/]*$|\1|p" "$TMP/sys-files" | while IFS= read -r d; do
 		while [ -n "$d" ] && [ "$d" != . ]; do
 			echo "$sys_doc/$d/"
@@ -241,6 +246,7 @@ snapshot() {
 		[ -d "$d" ] && find "$d" -mindepth 1 -maxdepth 1 \( -type d -printf '%p/\n' -o -print \)
 	done
 	[ -d "$sys_doc" ] && find "$sys_doc" \( -type d -printf '%p/\n' -o -print \)
+	[ -d "$sys_reader" ] && find "$sys_reader" \( -type d -printf '%p/\n' -o -print \)
 	return 0
 }
 
@@ -260,7 +266,7 @@ EOF
 svc=$(e2e_service install <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  required pam_envd.so
+session  required pam_envd.so reader=$(dir_of readerdir "$TMP/sys-dirs")/reader
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

@@ -20,6 +20,17 @@ set -u
 [ -n "${H_STYLE:-}" ] || harness_init "$(basename "$0")" colon
 
 MODULE=${PAM_ENVD_MODULE:-$top_builddir/pam_envd/.libs/pam_envd.so}
+# The reader program of the tree under test: the module of a build tree is
+# told where it is (MOD: the module with reader=, for the lines of a stack
+# that apply it), envd through ENVD_READER.  An installed module
+# (PAM_ENVD_MODULE) runs its installed reader.
+if [ -z "${PAM_ENVD_MODULE:-}" ]; then
+	E2E_READER=$top_builddir/helper/reader
+	export ENVD_READER=${ENVD_READER:-$E2E_READER}
+else
+	E2E_READER=
+fi
+MOD="$MODULE${E2E_READER:+ reader=$E2E_READER}"
 E2E_TMP=
 E2E_TIME_LIMIT=${E2E_TIME_LIMIT:-10} # seconds one session open may take
 E2E_WRAP=() # a command pamtester runs under, e.g. (setpriv --groups=G)
@@ -185,6 +196,12 @@ e2e_group() {
 	echo "$name" >>"$E2E_TMP/created-groups"
 	groupadd "$name" >/dev/null 2>&1 || { echo "FAIL: groupadd $name" >&2; exit 1; }
 	echo "$name"
+}
+
+# e2e_reader_preload SO: reader_preload in E2E_TMP (tests/lib/harness.sh)
+e2e_reader_preload() {
+	[ -n "$E2E_READER" ] || return 1
+	reader_preload "$E2E_TMP" "$E2E_READER" "${PRELOAD:+$PRELOAD }$1"
 }
 
 home_of() { getent passwd "$1" | cut -d: -f6; }

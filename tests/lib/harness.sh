@@ -18,6 +18,7 @@
 # at_exit COMMAND: run at exit, also on failure or interruption, the last
 # registered first.  make_tmpdir VAR PREFIX [PARENT]: a fresh directory in
 # VAR (PARENT defaults to $TMPDIR or /tmp), removed at exit.
+# reader_preload DIR READER PRELOAD: a reader that preloads PRELOAD.
 # mode_for_run PATH MODE: PATH (a device node, say) gets MODE for this
 # test's run and its own mode back at exit; false when it cannot be set.
 # What udev or systemd would set on a desktop is never assumed: a
@@ -115,6 +116,11 @@ need_root() {
 }
 need_envd() {
 	ENVD=${ENVD:-${top_builddir:?}/src/envd}
+	# the build tree's envd runs the build tree's reader (as root, for
+	# another user's files); an installed one, the installed reader
+	if [ -z "${ENVD_READER:-}" ] && [ "$ENVD" = "${top_builddir:-}/src/envd" ]; then
+		export ENVD_READER=$top_builddir/helper/reader
+	fi
 	[ -x "$ENVD" ] && return 0
 	echo "$H_NAME: $ENVD is not built" >&2
 	exit 1
@@ -176,6 +182,32 @@ harness_exit() {
 	done
 	H_AT_EXIT=()
 }
+# reader_preload DIR READER PRELOAD: prints the path of a program in DIR
+# that runs the reader program READER with PRELOAD (LD_PRELOAD's words)
+# preloaded.  The module and envd give the reader an empty environment, so
+# a preload of theirs never reaches it; a compiled wrapper, as their checks
+# of the reader want a program, not a script.  False without a compiler.
+reader_preload() {
+	local w
+	w=$1/reader-preload-$$-$RANDOM
+	cat >"$w.c" <<EOF
+#include <stdlib.h>
+#include <unistd.h>
+int main(void)
+{
+	char *argv[] = {"reader", NULL};
+	setenv("LD_PRELOAD", "$3", 1);
+	/* a sanitizer build's reader: its runtime need not come first */
+	setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+	execv("$2", argv);
+	return 127;
+}
+EOF
+	${CC:-cc} -o "$w" "$w.c" 2>/dev/null || return 1
+	chmod 755 "$w"
+	echo "$w"
+}
+
 mode_for_run() {
 	local was
 	was=$(stat -c %a "$1" 2>/dev/null) || return 1

@@ -117,6 +117,63 @@ static int no_answers(int n, const struct pam_message **msg, struct pam_response
 
 const struct pam_conv pamtest_conv = {no_answers, NULL};
 
+/* Each line that applies the module (a word ending in pam_envd.so or
+ * pam_envd_fault.so, no cleanup) gets reader= the build tree's reader,
+ * unless it names one: the installed one is not there. */
+static bool applies(const char *line, size_t len)
+{
+	static const char *const mods[] = {"pam_envd.so", "pam_envd_fault.so"};
+	bool found = false;
+
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]) && !found; i++) {
+		const char *p = memmem(line, len, mods[i], strlen(mods[i]));
+		size_t end = p ? (size_t)(p - line) + strlen(mods[i]) : 0;
+
+		found = p && (end == len || line[end] == ' ' || line[end] == '\t');
+	}
+	return found && !memmem(line, len, "cleanup", 7) && !memmem(line, len, "reader=", 7);
+}
+
+static int with_reader(char **text, int *n)
+{
+	static const char arg[] = " reader=" TEST_READER;
+	size_t cap = (size_t)*n * 2 + 64, len = 0;
+	char *out = malloc(cap), *p = *text, *end = *text + *n;
+
+	if (out == NULL)
+		return -ENOMEM;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		bool add = applies(p, l);
+
+		if (len + l + sizeof(arg) + 1 > cap) {
+			char *nb;
+
+			cap = (len + l + sizeof(arg) + 1) * 2;
+			nb = realloc(out, cap);
+			if (nb == NULL) {
+				free(out);
+				return -ENOMEM;
+			}
+			out = nb;
+		}
+		memcpy(out + len, p, l);
+		len += l;
+		if (add) {
+			memcpy(out + len, arg, sizeof(arg) - 1);
+			len += sizeof(arg) - 1;
+		}
+		if (nl)
+			out[len++] = '\n';
+		p += l + (nl != NULL);
+	}
+	free(*text);
+	*text = out;
+	*n = (int)len;
+	return 0;
+}
+
 int pamtest_service(const char *confdir, const char *name, const char *fmt, ...)
 {
 	char path[PATH_MAX], *text = NULL;
@@ -130,7 +187,9 @@ int pamtest_service(const char *confdir, const char *name, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	r = tf_write(path, text, (size_t)n, 0644);
+	r = with_reader(&text, &n);
+	if (r == 0)
+		r = tf_write(path, text, (size_t)n, 0644);
 	free(text);
 	return r;
 }

@@ -241,6 +241,7 @@ void tu_tree_init(struct tu_tree *t)
 	t->cfg.system_uid = geteuid();
 	t->cfg.diag = tu_diag_cb;
 	t->cfg.diag_data = &t->diags;
+	t->cfg.reader = TEST_READER; /* the build tree's, not the installed one */
 }
 
 int tu_load(struct tu_tree *t)

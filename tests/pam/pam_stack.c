@@ -155,7 +155,8 @@ static void service(const char *name, const char *text)
 		size_t skip = 0;
 
 		if (strncmp(p, "@MOD@", 5) == 0) {
-			rep = PAM_ENVD_SO;
+			/* the build tree's reader: the installed one is not there */
+			rep = PAM_ENVD_SO " reader=" TEST_READER;
 			skip = 5;
 		} else if (strncmp(p, "@PROBE@", 7) == 0) {
 			rep = PAM_PROBE_SO;

@@ -545,48 +545,11 @@ static void test_unreadable_dir(void **state)
 
 /* ---- a security module's refusal ---- */
 
-/* openat and readlinkat wrapped (Makefile.am): an entry whose name starts
- * with "lsm-" is refused with EACCES whatever its mode, as SELinux refuses
- * a domain without the policy's rule; in the reader child too (a fork
- * keeps the wrapper).  This machine's kernel has no SELinux to ask. */
-int __real_openat(int dirfd, const char *path, int flags, ...);
-int __wrap_openat(int dirfd, const char *path, int flags, ...);
-ssize_t __real_readlinkat(int dirfd, const char *path, char *buf, size_t n);
-ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n);
-
-static bool lsm_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	return strncmp(base ? base + 1 : path, "lsm-", 4) == 0;
-}
-
-int __wrap_openat(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t mode = 0;
-
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, unsigned);
-		va_end(ap);
-	}
-	if (lsm_name(path) && !(flags & O_PATH)) {
-		errno = EACCES;
-		return -1;
-	}
-	return __real_openat(dirfd, path, flags, mode);
-}
-
-ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n)
-{
-	if (lsm_name(path)) {
-		errno = EACCES;
-		return -1;
-	}
-	return __real_readlinkat(dirfd, path, buf, n);
-}
-
+/* openat and readlinkat wrapped (tests/lib/lsmwrap.c, Makefile.am): an
+ * entry whose name starts with "lsm-" is refused with EACCES whatever its
+ * mode, as SELinux refuses a domain without the policy's rule; in this
+ * process, and in the reader program TEST_LSM_READER, built with the same
+ * wrappers.  This machine's kernel has no SELinux to ask. */
 #define LSM_TEXT                                                                                   \
 	"permission denied by a security module (SELinux, AppArmor) or an ACL: the mode bits "     \
 	"allow it"
@@ -623,6 +586,7 @@ static void test_lsm_denial(void **state)
 	/* as root the child is nobody, and root's files are read by the
 	 * others' bits: 0 for 20-mode.conf, r for lsm-file.conf */
 	t.cfg.user_ids = geteuid() == 0 ? &nobody_ids : &self;
+	t.cfg.reader = TEST_LSM_READER;
 	tu_load_ok(&t);
 	tu_assert_var(&t, "OK", "1");
 	tu_assert_unset(&t, "LSMF");
