@@ -220,6 +220,9 @@ static void guard(void)
 	pid_t pid;
 
 	guard_pid = getpid();
+	/* what the reader leaves behind (a generator's process, should the
+	 * reader be killed first) is the guard's, and killed at its end */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	pid = fork();
 	if (pid < 0)
 		_exit(1);
@@ -229,6 +232,7 @@ static void guard(void)
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	envd_sweep_children();
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 

@@ -49,8 +49,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -561,6 +563,57 @@ struct rec_gen {
 	uint8_t state, pad[3];
 };
 
+/* The processes this one is the parent of, from /proc: each pid into v
+ * (at most max).  The count, or -1 when /proc cannot say. */
+static int children_of_self(pid_t *v, int max)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd, k = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	for (char *p = buf, *end; *p != '\0' && k < max; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0)
+			v[k++] = (pid_t)pid;
+	}
+	return k;
+}
+
+/* The reader is a subreaper (gen_work): what a generator started and left behind, in a session of
+ * its own too, is the reader's child once its parent ends, and killed
+ * here; each round kills the children there are and reaps them, until
+ * none is left.  Bounded: a process that keeps forking faster than it is
+ * killed is left to the reader's own end. */
+void envd_sweep_children(void)
+{
+	pid_t v[256];
+
+	for (int round = 0; round < 64; round++) {
+		int n = children_of_self(v, 256), status;
+
+		for (int i = 0; i < n; i++) {
+			(void)kill(-v[i], SIGKILL);
+			(void)kill(v[i], SIGKILL);
+		}
+		while (waitpid(-1, &status, n > 0 ? 0 : WNOHANG) > 0)
+			;
+		if (n <= 0)
+			return;
+	}
+}
+
 /* Runs what ld->gens marks to run within ms, in the reader, and writes
  * their records to fd. */
 static int gen_work(int fd, struct loader *ld, unsigned ms)
@@ -572,6 +625,9 @@ static int gen_work(int fd, struct loader *ld, unsigned ms)
 	bool after = false;
 	int r;
 
+	/* what a generator leaves running becomes the reader's, and ends
+	 * with it (envd_sweep_children) */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* an eighth of the budget is left for the records */
 	if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
 		return -EIO;
@@ -618,6 +674,7 @@ static int gen_work(int fd, struct loader *ld, unsigned ms)
 			r = envd_rec_put(&out, REC_GEN, &rec, sizeof(rec), e->data, e->len, NULL,
 			                 0);
 	}
+	envd_sweep_children();
 	if (r == 0)
 		r = envd_rec_put(&out, REC_GEN_END, NULL, 0, NULL, 0, NULL, 0);
 	if (r == 0)

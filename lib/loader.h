@@ -128,6 +128,9 @@ void envd_skip_owner(const struct envd_config *cfg, bool user, struct envd_skip 
 int envd_job_user(const char *in, size_t n, int fd);
 int envd_job_path(const char *in, size_t n, int fd);
 int envd_job_gens(const char *in, size_t n, int fd);
+/* Kills every process below this one, until none is left (generators.c):
+ * a subreaper's, after the generators ran; the reader's guard's. */
+void envd_sweep_children(void);
 
 /* admin.c: appends to ld->dir_paths the per-user directory of base
  * (admin_dir, root prefix applied) and the user's group directories, in

@@ -85,6 +85,15 @@ echo "$$ $!" >"$HOME/hang.pids"
 sleep 1000
 EOF
 ln -s /dev/null "$G/maskreal/90gpg-agent"
+# leaves a process of its own session behind, out of its process group's
+# reach, and exits at once: its pid to the user's home
+mkdir -p "$G/daemon" && chmod 755 "$G/daemon"
+gen "$G/daemon" 40-daemon <<'EOF'
+#!/bin/sh
+setsid sleep 1000 </dev/null >/dev/null 2>&1 &
+echo "$!" >"$HOME/daemon.pid"
+echo DAEMON=started
+EOF
 
 dirs="$G/w:$G/one:$G/two:$REAL"
 svc=$(e2e_service on <<EOF
@@ -99,6 +108,11 @@ EOF
 )
 svc_hang=$(e2e_service hang <<EOF
 session  optional $MOD system_dirs=$SYSDIRS generators generator_dirs=$G/hang:$REAL
+session  required pam_exec.so $HELPER $OUT
+EOF
+)
+svc_daemon=$(e2e_service daemon <<EOF
+session  optional $MOD system_dirs=$SYSDIRS generators generator_dirs=$G/daemon
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
@@ -202,6 +216,23 @@ for p in $(cat "$h/hang.pids" 2>/dev/null); do
 	! kill -0 "$p" 2>/dev/null || left="$left $p"
 done
 expect_eq "a hanging generator: no process of it is left" "$left" ""
+[ -z "$left" ] || kill -9 $left
+
+# --- a generator that leaves a process of its own session behind ------------
+rm -f "$OUT"/* "$h/daemon.pid"
+e2e_pam "$svc_daemon" "$u" open_session
+r=$(record "$u")
+expect_eq "a generator that leaves a daemon: its output used" "$(getvar "$r" DAEMON)" started
+expect_true "a generator that leaves a daemon: it ran" test -s "$h/daemon.pid"
+left=
+for p in $(cat "$h/daemon.pid" 2>/dev/null); do
+	for _ in $(seq 1 50); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$p" 2>/dev/null || left="$left $p"
+done
+expect_eq "a generator that leaves a daemon: nothing of it outlives the login" "$left" ""
 [ -z "$left" ] || kill -9 $left
 
 e2e_finish
