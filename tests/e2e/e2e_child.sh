@@ -66,6 +66,101 @@ expect_eq "a host without CAP_DAC_OVERRIDE: before" "$(val dac-before)" 0
 expect_eq "a host without CAP_DAC_OVERRIDE leaves without it" "$(val dac-after)" 0
 expect_eq "a host without CAP_DAC_OVERRIDE: the user's files read" "$(penv CHILD_USER)" yes
 
+# --- hosts the reader must not disturb ----------------------------------------
+# a subreaper host (a service manager, a container's init): nothing of the
+# module's is ever orphaned into it
+run_host "$u" subreaper own-child
+expect_eq "a subreaper host: session opens" "$(val rc)" 0
+expect_eq "a subreaper host: the user's files read" "$(penv CHILD_USER)" yes
+expect_eq "a subreaper host: its own child's status" "$(val own)" 7
+expect_eq "a subreaper host: no child, no zombie left" "$(val children)" 0
+# PID 1 of a PID namespace, as a container's init that logs users in
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+		timeout -k 5 60 unshare --pid --fork --mount-proc "$host" "$svc" "$u" own-child \
+		>"$E2E_TMP/host.out" 2>&1
+	expect_eq "PID 1 of a PID namespace: session opens" "$(val rc)" 0
+	expect_eq "PID 1 of a PID namespace: the user's files read" "$(penv CHILD_USER)" yes
+	expect_eq "PID 1 of a PID namespace: its own child's status" "$(val own)" 7
+	expect_eq "PID 1 of a PID namespace: no child, no zombie left" "$(val children)" 0
+else
+	skip "PID 1 of a PID namespace: unshare --pid --fork --mount-proc cannot run here"
+fi
+# handlers of the host's, and signals to its process group all through the
+# open: no handler runs in a process of the module's, and none of them
+# ends the reader
+run_host "$u" sigchld=reap storm
+expect_eq "a signal storm on the host's group: session opens" "$(val rc)" 0
+expect_eq "a signal storm: no handler of the host's ran in another process" "$(val foreign)" 0
+expect_eq "a signal storm: the user's files read" "$(penv CHILD_USER)" yes
+expect_eq "a signal storm: no child left" "$(val children)" 0
+# a host descriptor above 65535 (or the highest the hard limit allows),
+# not close-on-exec, with and without close_range: the reader still has
+# none of the host's (a generator it runs lists what it was given)
+gd=$E2E_TMP/sys/fdgen
+mkdir -p "$gd"
+cat >"$gd/10-fd" <<'EOF'
+#!/bin/sh
+echo "HOST_FDS=$(ls /proc/self/fd | tr '\n' ' ')"
+EOF
+chmod 755 "$gd" "$gd/10-fd"
+svc_fd=$(e2e_service childfd <<EOF
+session  required $MOD system_dirs=$SYSDIRS generators generator_dirs=$gd
+EOF
+)
+run_host_svc() { # SERVICE USER ARG...
+	local s=$1
+	shift
+	env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+		timeout -k 5 60 "$host" "$s" "$@" >"$E2E_TMP/host.out" 2>&1
+}
+run_host_svc "$svc_fd" "$u" high-fd
+hfd=$(val high-fd-at)
+expect_eq "a host descriptor ($hfd): still the host's" "$(val high-fd)" open
+expect_false "a host descriptor ($hfd): not the reader's" \
+	grep -qw "$hfd" <<<"$(penv HOST_FDS)"
+run_host_svc "$svc_fd" "$u" high-fd no-close-range
+expect_eq "no close_range: the session opens" "$(val rc)" 0
+expect_false "no close_range: a host descriptor ($hfd) is not the reader's" \
+	grep -qw "$hfd" <<<"$(penv HOST_FDS)"
+expect_eq "no close_range: the user's files read" "$(penv CHILD_USER)" yes
+# where no hard limit above 65535 can be had (no CAP_SYS_RESOURCE), the
+# descriptor is the highest the limit allows
+[ "${hfd:-0}" -gt 65535 ] ||
+	skip "a host descriptor above 65535: the hard limit of open files here is $((hfd + 1)), and cannot be raised"
+# what opens the user's directory is a process of the reader program,
+# exec'd, never a copy of the login (strace -ff, one file a process: the
+# opener of ~/.config descends, below the host, from a process that
+# exec'd the reader)
+if have_cmds strace; then
+	mkdir -p "$E2E_TMP/strace"
+	strace -ff -qq -e trace=execve,execveat,clone,clone3,fork,vfork,openat \
+		-o "$E2E_TMP/strace/p" "$host" "$svc" "$u" >"$E2E_TMP/host.out" 2>&1
+	expect_eq "under strace: the user's files read" "$(penv CHILD_USER)" yes
+	expect_true "the process that opens ~/.config runs the exec'd reader, not a copy of the login" \
+		python3 - "$E2E_TMP/strace" <<'PY'
+import os, re, sys
+d = sys.argv[1]
+parent, execd, opener = {}, set(), None
+pids = sorted(int(f.split('.')[-1]) for f in os.listdir(d))
+for pid in pids:
+    for line in open(os.path.join(d, 'p.%d' % pid)):
+        c = re.match(r'(clone3?|v?fork)\(.*\)\s*=\s*(\d+)\s*$', line)
+        if c:
+            parent[int(c.group(2))] = pid
+        if re.match(r'execveat\(.*"pam_envd-reader".*\)\s*=\s*0\s*$', line):
+            execd.add(pid)
+        if opener is None and re.match(r'openat\(\d+, "\.config"', line):
+            opener = pid
+p = opener
+while p is not None:
+    if p in execd:
+        sys.exit(0)
+    p = parent.get(p)
+print("opener", opener, "exec'd", sorted(execd), "parents", parent)
+sys.exit(1)
+PY
+fi
 # --- user-private groups (umask 002) -------------------------------------------
 # useradd makes a group of the user's own (USERGROUPS_ENAB); with umask 002
 # the directory is 0775 and the file 0664, as on Fedora and RHEL.
