@@ -19,7 +19,14 @@
  * pam_modutil_drop_priv and pam_modutil_regain_priv for USER (glibc's
  * setgroups changes every thread's groups) until the sessions are done.
  * The sessions must still read their users' files, group-readable ones
- * included, and the process must end as it started. */
+ * included, and the process must end as it started.
+ *
+ * With PAM_THREADS_MALLOC=1, one more thread allocates and frees as fast
+ * as it can while the sessions open (a threaded host's other work: an
+ * allocator lock held by another thread when the module starts its
+ * reader).  With PAM_THREADS_STACK=BYTES, the session threads run on
+ * stacks of that size (musl's default is 128 KiB; glibc's 8 MiB hides
+ * what the module puts on its stack). */
 #include "config.h"
 
 #include <errno.h>
@@ -189,13 +196,35 @@ static void *meddle(void *arg)
 	return NULL;
 }
 
+/* Allocates and frees while the sessions run. */
+static void *churn(void *arg)
+{
+	unsigned long *count = arg;
+	void *keep[64] = {NULL};
+
+	while (!__atomic_load_n(&sessions_done, __ATOMIC_ACQUIRE)) {
+		size_t i = *count % 64;
+
+		free(keep[i]);
+		keep[i] = malloc(16 + (*count * 977) % 8192);
+		(*count)++;
+	}
+	for (size_t i = 0; i < 64; i++)
+		free(keep[i]);
+	return NULL;
+}
+
 /* One round, in a child process: 0 when every check held. */
 static int round_run(int nthreads, const char *const *users, int nusers)
 {
 	static struct worker w[MAX_THREADS];
 	struct creds before, after;
 	const char *meddler = getenv("PAM_THREADS_MEDDLER");
-	pthread_t m;
+	const char *mallocs = getenv("PAM_THREADS_MALLOC");
+	const char *stack = getenv("PAM_THREADS_STACK");
+	unsigned long churned = 0;
+	pthread_attr_t attr;
+	pthread_t m, a;
 	int bad = 0;
 
 	get_creds(&before, true);
@@ -203,18 +232,35 @@ static int round_run(int nthreads, const char *const *users, int nusers)
 		perror("pthread_create");
 		return 2;
 	}
+	if (mallocs != NULL && pthread_create(&a, NULL, churn, &churned) != 0) {
+		perror("pthread_create");
+		return 2;
+	}
+	pthread_attr_init(&attr);
+	if (stack != NULL && pthread_attr_setstacksize(&attr, strtoul(stack, NULL, 10)) != 0) {
+		fprintf(stderr, "PAM_THREADS_STACK=%s: not a stack size\n", stack);
+		return 2;
+	}
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++) {
 		w[i].user = users[i % nusers];
-		if (pthread_create(&w[i].tid, NULL, work, &w[i]) != 0) {
+		if (pthread_create(&w[i].tid, &attr, work, &w[i]) != 0) {
 			perror("pthread_create");
 			return 2;
 		}
 	}
+	pthread_attr_destroy(&attr);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(w[i].tid, NULL);
+	__atomic_store_n(&sessions_done, 1, __ATOMIC_RELEASE);
+	if (mallocs != NULL) {
+		pthread_join(a, NULL);
+		if (churned == 0) {
+			fprintf(stderr, "allocator thread: never ran\n");
+			bad++;
+		}
+	}
 	if (meddler != NULL) {
-		__atomic_store_n(&sessions_done, 1, __ATOMIC_RELEASE);
 		pthread_join(m, NULL);
 		if (meddles == 0) {
 			fprintf(stderr, "meddler: never switched\n");
