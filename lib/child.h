@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
-/* child.h - the user's side: credentials, the child process that is the
- * user (child.c), and one file read as the engine reads a user's file
- * (read.c, fileio.c). */
+/* child.h - the user's side: credentials and groups (ids.c), the child
+ * process that is the user (child.c), and one file read as the engine
+ * reads a user's file (read.c, fileio.c). */
 #ifndef ENVD_CHILD_H
 #define ENVD_CHILD_H
 

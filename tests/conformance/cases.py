@@ -1123,7 +1123,7 @@ case("unsafe_world_writable_file", "a world-writable file in a system directory"
 
 def own_group_private():
     """Whether the running user's primary group is a user-private group as
-    envd judges it (lib/child.c envd_group_private): not root's, no member
+    envd judges it (lib/ids.c envd_group_private): not root's, no member
     but the user, no other account's primary group.  Group write by it is
     then accepted, as systemd accepts it; any other group's is refused."""
     uid, gid = os.getuid(), os.getgid()
