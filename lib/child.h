@@ -24,8 +24,9 @@ struct envd_ids {
  * however many).  Returns 0, -ENOMEM or -E2BIG. */
 int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids);
 void envd_ids_free(struct envd_ids *ids);
-/* Whether gid is user's private group: no member but user, no other
- * account's primary group (NSS).  1, 0 or -ENOMEM. */
+/* Whether gid is user's private group: named as user, no member but
+ * user, no other account's primary group (lookups by gid and by name, one
+ * capped read of /etc/passwd; no enumeration).  1, 0 or -ENOMEM. */
 int envd_group_private(const char *user, uid_t uid, gid_t gid);
 struct group;
 /* The group named name (NULL: the group gid) through NSS into *gr, its

@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <signal.h>
+#include <grp.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
@@ -847,6 +849,113 @@ static void test_group_write(void **state)
 	tu_tree_free(&t);
 }
 
+/* envd_group_private leaves the process's own enumeration of the accounts
+ * alone: a caller (another module, another thread) in the middle of
+ * getpwent gets its next entry after the check, not the first one again.
+ * The group asked about is the second account's, for the first account:
+ * a group with no members that is someone else's primary group. */
+static void test_group_private_no_cursor(void **state)
+{
+	struct passwd *pw;
+	struct group *gr;
+	char *first, *second;
+	uid_t first_uid;
+	gid_t gid;
+
+	(void)state;
+	setpwent();
+	pw = getpwent();
+	assert_non_null(pw);
+	first = strdup(pw->pw_name);
+	first_uid = pw->pw_uid;
+	pw = getpwent();
+	assert_non_null(pw);
+	second = strdup(pw->pw_name);
+	gid = pw->pw_gid;
+	endpwent();
+	assert_non_null(first);
+	assert_non_null(second);
+	gr = getgrgid(gid);
+	if (gid == 0 || pw == NULL || gr == NULL || (gr->gr_mem != NULL && gr->gr_mem[0] != NULL)) {
+		print_message("  (the second account's group has members: skipped)\n");
+		free(first);
+		free(second);
+		skip();
+	}
+	setpwent();
+	pw = getpwent();
+	assert_non_null(pw);
+	assert_string_equal(pw->pw_name, first);
+	assert_int_equal(envd_group_private(first, first_uid, gid), 0);
+	pw = getpwent();
+	assert_non_null(pw);
+	assert_string_equal(pw->pw_name, second);
+	endpwent();
+	free(first);
+	free(second);
+}
+
+/* envd_group_private from several threads at once.  The group is the
+ * primary group of the last account in passwd that has one of its own
+ * with no members; asked for another user (root), it is nobody's private
+ * group.  An answer made by walking the accounts with setpwent/getpwent_r
+ * shares one cursor with the other threads, sees only the entries they
+ * leave it, and misses that account now and then (21 of 20,000 checks with
+ * three threads): the answer must be 0 every time. */
+#define PRIVATE_THREADS 3
+#define PRIVATE_CHECKS  2000
+
+struct private_job {
+	gid_t gid;
+	int wrong;
+};
+
+static void *private_checks(void *data)
+{
+	struct private_job *job = data;
+
+	for (int i = 0; i < PRIVATE_CHECKS; i++)
+		if (envd_group_private("root", 0, job->gid) != 0)
+			job->wrong++;
+	return NULL;
+}
+
+static void test_group_private_threads(void **state)
+{
+	struct private_job jobs[PRIVATE_THREADS];
+	pthread_t tid[PRIVATE_THREADS];
+	struct passwd *pw;
+	struct group *gr;
+	gid_t gid = 0;
+	int wrong = 0;
+
+	(void)state;
+	setpwent();
+	while ((pw = getpwent()) != NULL) {
+		gr = pw->pw_gid != 0 && pw->pw_uid != 0 ? getgrgid(pw->pw_gid) : NULL;
+		if (gr != NULL && (gr->gr_mem == NULL || gr->gr_mem[0] == NULL))
+			gid = pw->pw_gid;
+	}
+	endpwent();
+	if (gid == 0) {
+		print_message("  (no account with a group of no members: skipped)\n");
+		skip();
+	}
+	assert_int_equal(envd_group_private("root", 0, gid), 0);
+	for (int i = 0; i < PRIVATE_THREADS; i++) {
+		jobs[i] = (struct private_job){.gid = gid};
+		assert_int_equal(pthread_create(&tid[i], NULL, private_checks, &jobs[i]), 0);
+	}
+	for (int i = 0; i < PRIVATE_THREADS; i++) {
+		assert_int_equal(pthread_join(tid[i], NULL), 0);
+		wrong += jobs[i].wrong;
+	}
+	if (wrong != 0)
+		fail_msg("%d of %d checks from %d threads took gid %lu for root's private group",
+		         wrong, PRIVATE_THREADS * PRIVATE_CHECKS, PRIVATE_THREADS,
+		         (unsigned long)gid);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -868,6 +977,8 @@ int main(void)
 	    tu_test(test_child_budget),
 	    tu_test(test_system_link_through_unsafe_dir),
 	    tu_test(test_group_write),
+	    tu_test(test_group_private_no_cursor),
+	    tu_test(test_group_private_threads),
 	};
 
 	return cmocka_run_group_tests_name("unit_files", tests, NULL, NULL);
