@@ -203,7 +203,7 @@ static bool examine(struct loader *ld, int fd, const struct envd_check *chk, str
 	if (st.st_uid != chk->owner_a) {
 		e->code = ENVD_C_GEN_UNSAFE;
 		e->reason = ENVD_R_OWNER;
-	} else if (envd_others_write(chk, &st)) {
+	} else if (envd_others_write(chk, -1, &st)) {
 		e->code = ENVD_C_GEN_UNSAFE;
 		e->reason = ENVD_R_WRITABLE;
 	} else if (strcmp(e->name, ENVD_GENERATOR) == 0) {
