@@ -106,7 +106,7 @@ static const char usage_head[] =
     "                       their files must then belong to DIR's owner, not root\n"
     "      --inherit        expand against this process's environment, as\n"
     "                       systemd's generator does; the user directory follows\n"
-    "                       $XDG_CONFIG_HOME or $HOME\n"
+    "                       $XDG_CONFIG_HOME or $HOME (as root: no other USER)\n"
     "      --reapply=NAMES  show: only the NAMEs (comma-separated), each composed\n"
     "                       over its value in envd's environment, and only where\n"
     "                       that value is not already the files' result over some\n"
@@ -814,6 +814,18 @@ int main(int argc, char **argv)
 	if (!pw) {
 		fprintf(stderr, "envd: %s: no such user\n", o.user ? o.user : "(caller)");
 		rc = EXIT_FAIL;
+		goto out;
+	}
+	/* root's whole environment would be the base of another user's
+	 * load: the reader and the generators run as that user, and a
+	 * generator's environment is readable by the user (/proc/PID/environ) */
+	if (o.inherit && geteuid() == 0 && pw->pw_uid != 0) {
+		rc =
+		    usage_error(o.reapply ? "--reapply expands against this process's environment: "
+		                            "as root it takes no other user"
+		                          : "--inherit expands against this process's environment: "
+		                            "as root it takes no other user",
+		                o.user);
 		goto out;
 	}
 	if (o.reapply) {

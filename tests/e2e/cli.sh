@@ -1088,6 +1088,30 @@ $D/30-unreadable.conf: error: permission denied (read as $tmp_user), skipped; fi
 		expect_out_lacks "root, show --explain USER: no secret" topsecret
 		e_env HOME=/root XDG_CONFIG_HOME=/root/.config -- --root="$S/r" files "$tmp_user"
 		expect_out "root, files USER: the caller's HOME does not matter" "$tu_files"
+		# --inherit as root for another user: root's environment would be
+		# the base of the user's reader and generators (a generator's
+		# environment is the user's to read in /proc/PID/environ)
+		mkdir -p "$S/gen"
+		printf '#!/bin/sh\necho "SEEN=${ENVD_ROOT_SECRET:-none}"\n' >"$S/gen/50-seen"
+		chmod 755 "$S/gen" "$S/gen/50-seen"
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --generators \
+			--generator-dirs="$S/gen" show "$tmp_user"
+		expect_out "root, --generators show USER: the generator runs, without root's environment" \
+			"$tu_out""SEEN=none
+"
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --inherit --generators \
+			--generator-dirs="$S/gen" show "$tmp_user"
+		expect_rc "root, --inherit --generators show USER: refused" 2
+		expect_out_lacks "root, --inherit --generators show USER: root's environment not passed" \
+			rootsecret
+		expect_err "root, --inherit show USER: says why" \
+			"envd: --inherit expands against this process's environment: as root it takes no other user: $tmp_user
+Try 'envd --help'.
+"
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --reapply=PATH show "$tmp_user"
+		expect_rc "root, --reapply show USER: refused" 2
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --inherit --no-user show root
+		expect_rc "root, --inherit show root: root's own, allowed" 0
 		# the same user running envd: the same view
 		if have_cmds setpriv && setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups test -x "$ENVD" 2>/dev/null; then
 			setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups \
