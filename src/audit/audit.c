@@ -192,7 +192,7 @@ struct service {
 	char **names;     /* display names of the files read */
 	size_t n_names;
 	struct entry *entries;
-	size_t n_entries;
+	size_t n_entries, cap_entries;
 	bool entries_dropped;
 	struct finding *findings;
 	size_t n_findings;
@@ -443,14 +443,21 @@ static struct entry *new_entry(struct service *s, const char *file, unsigned lin
 		}
 		return NULL;
 	}
-	if (!s->entries) {
-		s->entries = calloc(MAX_ENTRIES, sizeof(*s->entries));
-		if (!s->entries) {
+	/* grown as needed: a service has a few dozen lines, and the
+	 * login-shell snippet reads every service (audit_applied) */
+	if (s->n_entries == s->cap_entries) {
+		size_t cap = s->cap_entries ? 2 * s->cap_entries : 32;
+
+		e = realloc(s->entries, (cap < MAX_ENTRIES ? cap : MAX_ENTRIES) * sizeof(*e));
+		if (!e) {
 			*r = -ENOMEM;
 			return NULL;
 		}
+		s->entries = e;
+		s->cap_entries = cap < MAX_ENTRIES ? cap : MAX_ENTRIES;
 	}
 	e = &s->entries[s->n_entries];
+	memset(e, 0, sizeof(*e));
 	e->file = file;
 	e->line = line;
 	e->level = s->level;
@@ -933,6 +940,18 @@ static int skip_finding(struct service *s, const struct entry *e, unsigned kind,
 	                   who, c->file, c->line);
 }
 
+/* Whether s applies pam_envd.so: an applying line in the session stack,
+ * or any pam_envd.so line of the auth stack (add_entry keeps only those).
+ * The one test of "applies" for audit's summary, show, check and the
+ * login-shell snippet. */
+static bool service_applies(const struct service *s)
+{
+	for (size_t i = 0; i < s->n_entries; i++)
+		if (s->entries[i].envd && (s->entries[i].auth || !s->entries[i].cleanup))
+			return true;
+	return false;
+}
+
 /* The findings about the pair and the modules around it.  An applying
  * line in the auth stack applies at pam_setcred, which applications may
  * call before pam_open_session: then every open hook comes after it. */
@@ -952,7 +971,7 @@ static int analyse(struct service *s, bool *applies)
 		else if (!e->auth && e->envd && !e->cleanup && a == SIZE_MAX)
 			a = i;
 	}
-	*applies = a != SIZE_MAX || au != SIZE_MAX;
+	*applies = service_applies(s);
 	if (!*applies)
 		return 0;
 	/* with the cleanup instance before the applying one: can a path skip it? */
@@ -1375,18 +1394,17 @@ static int systemd_before(const struct service *s, bool *applies)
 	return sd == SIZE_MAX ? 0 : 1;
 }
 
-int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
+/* Reads the services of pam_dir silently, each as lines says, into u;
+ * with first, only until a service applies pam_envd.so.  Returns 0 or
+ * -errno when the directory cannot be listed. */
+static int scan_services(const char *pam_dir, enum pam_lines lines, bool first,
+                         struct pam_systemd_use *u)
 {
 	const char *dir = pam_dir ? pam_dir : PAM_DIR;
-	enum pam_lines lines = PAM_LINES_UNKNOWN;
-	char version[128];
 	char **all;
 	size_t i, n = 0;
 
 	memset(u, 0, sizeof(*u));
-	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) != 0 ||
-	    pam_lines_of(version, &lines) != 0)
-		lines = PAM_LINES_JOIN;
 	all = list_services(dir, &n);
 	if (!all)
 		return -errno;
@@ -1396,18 +1414,57 @@ int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
 		                    .name = all[i],
 		                    .lines =
 		                        lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN};
-		bool applies;
-		int k;
+		bool applies = false;
+		int k = 0;
 
 		if (read_file(&s, s.name, 0, ST_ANY, NULL, 0) == 0) {
 			k = systemd_before(&s, &applies);
+			/* pam_envd.so in the auth stack applies too (analyse) */
+			applies = applies || service_applies(&s);
 			u->applying += applies;
 			u->after_systemd += applies && k == 2;
 			u->with_systemd += k > 0;
 		}
+		/* the version unknown: a service applies if either reading
+		 * has it do so */
+		if (!applies && lines == PAM_LINES_UNKNOWN && s.crossed) {
+			struct service t = {.dir = dir,
+			                    .map_etc = pam_dir != NULL,
+			                    .name = all[i],
+			                    .lines = PAM_LINES_STOP};
+
+			if (read_file(&t, t.name, 0, ST_ANY, NULL, 0) == 0 && service_applies(&t))
+				u->applying++;
+			service_free(&t);
+		}
 		service_free(&s);
-		free(all[i]);
+		if (first && u->applying)
+			break;
 	}
+	for (i = 0; i < n; i++)
+		free(all[i]);
 	free(all);
 	return 0;
+}
+
+int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
+{
+	enum pam_lines lines = PAM_LINES_UNKNOWN;
+	char version[128];
+
+	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) != 0 ||
+	    pam_lines_of(version, &lines) != 0)
+		lines = PAM_LINES_JOIN;
+	return scan_services(pam_dir, lines, false, u);
+}
+
+int audit_applied(const char *pam_dir)
+{
+	struct pam_systemd_use u;
+	int r;
+
+	/* both readings of continued lines, rather than the package
+	 * database's few MiB read at every login shell */
+	r = scan_services(pam_dir, PAM_LINES_UNKNOWN, true, &u);
+	return r < 0 ? r : u.applying > 0;
 }

@@ -39,4 +39,11 @@ struct pam_systemd_use {
 };
 int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u);
 
+/* Whether a service of pam_dir (NULL: /etc/pam.d) applies pam_envd.so, as
+ * audit's summary counts them, reading up to the first that does (and
+ * continued lines both ways, without the package database: cheap enough
+ * for every login shell).  Returns 1, 0 (none: "no service applies
+ * pam_envd.so") or -errno when the directory cannot be listed. */
+int audit_applied(const char *pam_dir);
+
 #endif
