@@ -120,7 +120,8 @@ static const char usage_head[] =
     "      --pam-version=V  audit: continue lines across comment and blank lines\n"
     "                       as Linux-PAM V does (1.5 and older join, 1.6 and later\n"
     "                       stop); default the installed libpam's, from dpkg; when\n"
-    "                       that is unknown, or V is \"any\", both ways\n"
+    "                       that is unknown, or V is \"any\", both ways; V,econf:\n"
+    "                       built with libeconf (pam_env reads environment.d)\n"
     "  -q, --quiet          no diagnostics on stderr\n"
     "  -v, --verbose        also notices (masked files); twice: tracing\n"
     "  -h, --help           this text\n"
@@ -690,6 +691,32 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	return EXIT_OK;
 }
 
+/* check: a ~/.pam_environment that pam_env.so still reads as root in a
+ * service that applies pam_envd.so (audit's finding).  Looked at only by
+ * the user: root touches nothing under another user's home. */
+static void check_pam_environment(struct run *rn, const struct passwd *pw)
+{
+	char *path = NULL;
+	struct stat st;
+
+	if (!rn->model.use.readenv[0] || pw->pw_uid != getuid() || pw->pw_dir[0] != '/' ||
+	    asprintf(&path, "%s/.pam_environment", pw->pw_dir) < 0)
+		return;
+	if (lstat(path, &st) == 0) {
+		rn->ds.findings++;
+		print_text(stdout, path);
+		fputs(": warning: pam_env.so user_readenv=1 still reads this file, as root, in ",
+		      stdout);
+		print_text(stdout, rn->model.use.readenv);
+		fputs(", a service that also applies pam_envd.so: whichever comes later wins, and "
+		      "names pam_envd.so refuses come through; move it (envd "
+		      "import-pam-environment), then remove it, or have an administrator drop "
+		      "user_readenv=1 from that line\n",
+		      stdout);
+	}
+	free(path);
+}
+
 /* show and check say first when no service applies the module: the
  * variables are what a login would get, and none does. */
 static void print_unapplied(FILE *out, const char *prefix, const struct opts *o)
@@ -884,8 +911,12 @@ int main(int argc, char **argv)
 		else if (o.cmd == CMD_FILES) {
 			print_dirs(stdout, res, "", user_off(&o, &rn));
 			print_files(stdout, res, "");
-		} else if (rn.ds.findings)
-			rc = EXIT_FINDINGS;
+		} else {
+			if (o.cmd == CMD_CHECK && !o.inherit)
+				check_pam_environment(&rn, pw);
+			if (rn.ds.findings)
+				rc = EXIT_FINDINGS;
+		}
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "envd: write error\n");
 			rc = EXIT_FAIL;

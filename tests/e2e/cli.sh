@@ -1180,6 +1180,29 @@ skipped $D/30-unreadable.conf (permission denied)
 used    $D/40-public.conf
 skipped $S/r/etc/environment.d/50-sys.conf (permission denied)
 "
+			# a ~/.pam_environment that pam_env.so still reads as
+			# root where pam_envd.so applies: check warns
+			RE=$T/pam-readenv
+			mkdir -p "$RE"
+			printf '%s\n' 'session optional pam_envd.so cleanup' '@include common-session' \
+				'session required pam_env.so user_readenv=1 envfile=/etc/default/locale' >"$RE/sshd"
+			printf '%s\n' 'session required pam_unix.so' 'session optional pam_envd.so' >"$RE/common-session"
+			as_tu() {
+				setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups \
+					env -i PATH=/usr/bin:/bin "$ENVD" "$@" >"$T/out" 2>"$T/err"
+				rc=$?
+			}
+			as_tu --pam-dir="$RE" --root="$RA/r" --user-dir="$RA/clean" check
+			expect_rc "check without ~/.pam_environment" 0
+			printf 'PYTHONPATH DEFAULT=/x\n' >"$tu_home/.pam_environment"
+			chown "$tu_uid:$tu_gid" "$tu_home/.pam_environment"
+			as_tu --pam-dir="$RE" --root="$RA/r" --user-dir="$RA/clean" check
+			expect_rc "check: ~/.pam_environment that a service still reads" 1
+			expect_out "check: ~/.pam_environment that a service still reads" "$tu_home/.pam_environment: warning: pam_env.so user_readenv=1 still reads this file, as root, in sshd (sshd:3), a service that also applies pam_envd.so: whichever comes later wins, and names pam_envd.so refuses come through; move it (envd import-pam-environment), then remove it, or have an administrator drop user_readenv=1 from that line
+"
+			as_tu --pam-dir="$PAMON" --root="$RA/r" --user-dir="$RA/clean" check
+			expect_rc "check: ~/.pam_environment that no service reads" 0
+			rm -f "$tu_home/.pam_environment"
 		else
 			skip "the user themselves (cannot run $ENVD as $tmp_user)"
 		fi
