@@ -6,13 +6,14 @@
 #
 # slapd on 127.0.0.1 (a free port, a database of its own below the scratch
 # directory), nslcd and libnss-ldapd in front of it, both started here and
-# stopped by pid at exit; /etc/nslcd.conf and /etc/nsswitch.conf are
-# backed up and put back byte for byte at exit (also on failure), and
-# nsswitch.conf holds "ldap" only while the logins run.  A real login with
+# stopped by pid at exit; /etc/nslcd.conf is backed up and put back byte
+# for byte at exit (also on failure); the logins run in a private mount
+# namespace whose /etc/nsswitch.conf has "ldap", the system's is never
+# changed.  A real login with
 # pamtester: the LDAP user in LDAP groups gets its per-user and per-group
 # values; hostile names from the directory ("..", a user and a group) build
 # no path.  The slapd
-# setup and the nsswitch.conf window are tests/lib/ldap_lib.sh's, shared
+# setup and the namespace are tests/lib/ldap_lib.sh's, shared
 # with e2e_sssd.sh.
 # shellcheck disable=SC2317 # the stop and restore functions run by at_exit
 
@@ -147,10 +148,11 @@ session  required pam_exec.so $HELPER $OUT
 EOF
 )
 
-# --- the window: nsswitch.conf with ldap --------------------------------------------
-nss_window_open ldap
-found=$(getent passwd "$user" | cut -d: -f3)
-groups=$(id -Gn "$user" 2>/dev/null | tr " " "\n" | LC_ALL=C sort | tr "\n" " ")
+# --- the logins, in a namespace whose nsswitch.conf has ldap ------------------------
+ns_start
+nss_in_ns ldap
+found=$(in_ns getent passwd "$user" | cut -d: -f3)
+groups=$(in_ns id -Gn "$user" 2>/dev/null | tr " " "\n" | LC_ALL=C sort | tr "\n" " ")
 : >"$E2E_LOG"
 e2e_pam "$svc" "$user" open_session
 r=$(record "$user")
@@ -158,13 +160,12 @@ cp "$r" "$L/user.env" 2>/dev/null
 e2e_pam "$svc" .. open_session
 cp "$(record ..)" "$L/dotdot.env" 2>/dev/null
 if [ -x "${ENVD:-}" ]; then
-	"$ENVD" files "$user" -q --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/files.out" 2>&1
-	"$ENVD" show "$user" -v --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/show.out" \
+	in_ns "$ENVD" files "$user" -q --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/files.out" 2>&1
+	in_ns "$ENVD" show "$user" -v --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/show.out" \
 		2>"$L/show.err"
 fi
-nss_window_close ldap
-expect_true "nsswitch.conf restored byte for byte" cmp -s "$L/nsswitch.conf.orig" /etc/nsswitch.conf
-expect_false "the LDAP user is gone with the window" getent passwd "$user"
+nss_unchanged
+expect_false "the LDAP user is not seen outside the namespace" getent passwd "$user"
 
 expect_eq "the user comes from LDAP" "$found" "$id0"
 expect_eq "its LDAP groups" "$groups" ".. $ga $gb $gp "

@@ -14,11 +14,13 @@
 # ldap_add: adds the LDIF on stdin as the directory's admin.
 # restore_file FILE BACKUP: FILE back as it was, byte for byte (absent
 #   when BACKUP is).
-# nss_window_open SERVICE: /etc/nsswitch.conf with SERVICE after the
-#   passwd and group sources, until nss_window_close (also at exit).  Other
-#   tests on the machine rely on NSS: the window is meant to be short, and
-#   one test at a time holds it (a lock, waited for two minutes at most), so
-#   that two windows never back up each other's file.
+# ns_start: a private mount namespace (unshare -m), held by a process of
+#   ours (NS_PID, killed at exit); in_ns CMD... runs CMD in it, ns_bind SRC
+#   DST bind-mounts SRC over DST there only.
+# nss_in_ns SERVICE: in the namespace, /etc/nsswitch.conf is the system's
+#   with SERVICE after the passwd and group sources; the logins (E2E_WRAP)
+#   run there.  Other tests on the machine rely on NSS: the system's file
+#   is never changed (nss_unchanged checks it, byte for byte).
 # shellcheck shell=bash disable=SC2317 # the stop and restore functions run by at_exit
 
 LDAP_DIR=
@@ -127,24 +129,30 @@ restore_file() {
 	fi
 }
 
-NSS_ON="" NSS_T0="" NSS_LOCK_FD=""
-nss_window_close() {
-	[ -n "$NSS_ON" ] || return 0
-	restore_file /etc/nsswitch.conf "$LDAP_DIR/nsswitch.conf.orig"
-	NSS_ON=
-	echo "nsswitch.conf held $1 for $((($(date +%s%N) - NSS_T0) / 1000000)) ms"
-	exec {NSS_LOCK_FD}>&-
-}
-nss_window_open() {
-	exec {NSS_LOCK_FD}>>/run/lock/pam_envd-tests-nsswitch.lock
-	flock -w 120 "$NSS_LOCK_FD" || { echo "FAIL: another test held nsswitch.conf for 120 s"; exit 1; }
+NS_PID=""
+ns_start() {
+	need_cmds unshare nsenter mount
 	cp -p /etc/nsswitch.conf "$LDAP_DIR/nsswitch.conf.orig"
-	at_exit nss_window_close "$1"
-	NSS_ON=1
-	NSS_T0=$(date +%s%N)
-	sed -E "s/^(passwd|group):.*/& $1/" "$LDAP_DIR/nsswitch.conf.orig" >"$LDAP_DIR/nsswitch.conf.new"
-	chmod --reference="$LDAP_DIR/nsswitch.conf.orig" "$LDAP_DIR/nsswitch.conf.new"
-	cp "$LDAP_DIR/nsswitch.conf.new" /etc/nsswitch.conf.envd-test.$$
-	mv -f /etc/nsswitch.conf.envd-test.$$ /etc/nsswitch.conf
+	unshare -m --propagation private sleep 86400 &
+	NS_PID=$!
+	echo "$NS_PID" >>"$E2E_TMP/created-pids"
+	for _ in $(seq 1 50); do
+		[ "$(readlink "/proc/$NS_PID/ns/mnt")" = "$(readlink /proc/self/ns/mnt)" ] || return 0
+		sleep 0.1
+	done
+	echo "FAIL: no private mount namespace (unshare -m)"
+	exit 1
+}
+in_ns() { nsenter -t "$NS_PID" -m -- "$@"; }
+ns_bind() { in_ns mount --bind "$1" "$2" || { echo "FAIL: mount --bind $1 $2 in the namespace"; exit 1; }; }
+nss_in_ns() {
+	sed -E "s/^(passwd|group):.*/& $1/" "$LDAP_DIR/nsswitch.conf.orig" >"$LDAP_DIR/nsswitch.conf"
+	chmod 644 "$LDAP_DIR/nsswitch.conf"
+	ns_bind "$LDAP_DIR/nsswitch.conf" /etc/nsswitch.conf
+	# shellcheck disable=SC2034 # e2e_pam runs pamtester under it
+	E2E_WRAP=(nsenter -t "$NS_PID" -m --)
+}
+nss_unchanged() {
+	expect_true "the system's nsswitch.conf untouched" cmp -s "$LDAP_DIR/nsswitch.conf.orig" /etc/nsswitch.conf
 }
 
