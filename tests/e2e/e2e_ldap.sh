@@ -12,7 +12,8 @@
 # changed.  A real login with
 # pamtester: the LDAP user in LDAP groups gets its per-user and per-group
 # values; hostile names from the directory ("..", a user and a group) build
-# no path.  The slapd
+# no path.  Then slapd stops: nslcd has no cache, and the login must end
+# within the bound (LDAP_DOWN_MS) with the system values.  The slapd
 # setup and the namespace are tests/lib/ldap_lib.sh's, shared
 # with e2e_sssd.sh.
 # shellcheck disable=SC2317 # the stop and restore functions run by at_exit
@@ -148,6 +149,9 @@ session  required pam_exec.so $HELPER $OUT
 EOF
 )
 
+# what every login gets, also with the directory down
+echo "FLEET=system" >"$E2E_TMP/sys/etc/environment.d/10-fleet.conf"
+
 # --- the logins, in a namespace whose nsswitch.conf has ldap ------------------------
 ns_start
 nss_in_ns ldap
@@ -164,6 +168,14 @@ if [ -x "${ENVD:-}" ]; then
 	in_ns "$ENVD" show "$user" -v --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/show.out" \
 		2>"$L/show.err"
 fi
+# the directory goes down: nslcd has no cache, the user is unknown, and
+# nslcd answers the first lookups only after its retries (about 10 s with
+# its defaults).  pamtester looks up nobody itself: what the session takes
+# is the stack's, and must end within the bound with the system values.
+slapd_stop
+e2e_pam "$svc" "$user" open_session
+down_rc=$E2E_RC down_ms=$E2E_MS
+cp "$(record "$user")" "$L/down.env" 2>/dev/null || : >"$L/down.env"
 nss_unchanged
 expect_false "the LDAP user is not seen outside the namespace" getent passwd "$user"
 
@@ -179,6 +191,12 @@ expect_false "not a group it is not in" hasvar "$L/user.env" NOT_MEMBER
 expect_false "group .. builds no path" hasvar "$L/user.env" HOSTILE
 expect_true "user .. : the session opens" test -s "$L/dotdot.env"
 expect_false "user .. builds no path" hasvar "$L/dotdot.env" HOSTILE
+expect_eq "slapd down: open_session succeeds" "$down_rc" 0
+expect_true "slapd down: the login ends within ${LDAP_DOWN_MS} ms (${down_ms} ms)" \
+	test "$down_ms" -le "$LDAP_DOWN_MS"
+expect_eq "slapd down: the system values" "$(getvar "$L/down.env" FLEET)" system
+expect_false "slapd down: no directory group's value (nslcd caches nothing)" hasvar "$L/down.env" ONLY_B
+expect_eq "user .. still gets its groups' values" "$(getvar "$L/dotdot.env" ONLY_B)" yes
 [ -z "$E2E_SHIM" ] || expect_true "user .. : said in the log" \
 	grep -q "the user's name cannot name a directory" "$E2E_LOG"
 if [ -x "${ENVD:-}" ]; then

@@ -156,3 +156,8 @@ nss_unchanged() {
 	expect_true "the system's nsswitch.conf untouched" cmp -s "$LDAP_DIR/nsswitch.conf.orig" /etc/nsswitch.conf
 }
 
+# LDAP_DOWN_MS: how long a login may take with the directory down: the
+# module's user-side bound (3 s) and two seconds for the rest of the
+# stack; memcheck's slowdown on top under valgrind
+LDAP_DOWN_MS=5000
+[ ${#VG[@]} = 0 ] || LDAP_DOWN_MS=$((LDAP_DOWN_MS * 6))
