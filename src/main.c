@@ -576,6 +576,14 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 		    m->use.applying, m->use.applying == 1 ? "" : "s");
 	else
 		fputs("#   no XDG_RUNTIME_DIR: no service has pam_systemd.so\n", out);
+	/* pam_systemd's apply_user_record_settings() puts a user record's
+	 * environment only where the PAM environment has no such name yet */
+	if (!o->inherit && !m->pam_err && m->use.with_systemd > 0)
+		fputs("#   pam_systemd.so also sets the user record's \"environment\" (userdbctl "
+		      "user USER), unexpanded, for names unset when it runs: a name both set "
+		      "has pam_envd.so's value, after pam_systemd.so or before it (with "
+		      "nooverwrite after it, the record's)\n",
+		      out);
 	if (!o->inherit)
 		fputs("#   not known here, each session sets them: XDG_SESSION_TYPE, "
 		      "XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)\n",
