@@ -185,14 +185,14 @@ home "$big" $((id0 + 10)) $((id0 + 11))
 svc=$(e2e_service sssd <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$adm
+session  optional $MOD system_dirs=$SYSDIRS admin_dir=$adm
 session  required pam_exec.so $HELPER $OUT
 EOF
 )
 svcbig=$(e2e_service sssd-big <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS admin_dir=$admbig
+session  optional $MOD system_dirs=$SYSDIRS admin_dir=$admbig
 session  required pam_exec.so $HELPER $OUT
 EOF
 )

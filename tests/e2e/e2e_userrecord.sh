@@ -56,7 +56,7 @@ stack() { # TAG LINE...: a service with LINEs as its session part and the record
 	} | e2e_service "$t"
 }
 E2E_WRAP=(unshare -m --propagation private sh -c 'mount -t tmpfs none /run/systemd && exec "$@"' sh)
-envd_line="optional $MODULE system_dirs=$SYSDIRS"
+envd_line="optional $MOD system_dirs=$SYSDIRS"
 run() { # SERVICE TAG
 	e2e_pam "$1" "$u" open_session
 	expect_eq "$2: open_session succeeds" "$E2E_RC" 0
