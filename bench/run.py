@@ -3,7 +3,7 @@
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 """run.py - pam_envd benchmarks (./dev bench).
 
-    bench/run.py BUILDDIR [envd|pam|login|all] [--json FILE]
+    bench/run.py BUILDDIR [envd|pam|login|snippet|all] [--json FILE]
     bench/run.py --compare BEFORE.json AFTER.json
 
 Sections:
@@ -22,6 +22,13 @@ Sections:
         pam_envd, on the small and the medium tree, under each LANG of
         BENCH_LOGIN_LANGS; where the instructions go per process.  Needs
         root (useradd, a private mount namespace over /etc/pam.d).
+  snippet  the login-shell snippet (/etc/profile.d/pam_envd.sh): what it
+        adds to every login shell, envd's instructions (callgrind) and the
+        wall time of sh sourcing it against sh alone (hyperfine), with a
+        copy of Debian's /etc/pam.d where the pair is enabled in
+        common-session, where it is disabled (envd stops after reading
+        every service: no service applies pam_envd.so) and where the
+        directory cannot be read (no check: the snippet before it had one).
 
 The contract (verdicts printed, never a failing exit status):
   - a real login (su -l, every process) with pam_envd on the typical
@@ -414,6 +421,90 @@ class Bench:
             self.say(fmt % ("%s -> %s" % (prev, s), "x%.1f" % (a["files"] / b["files"]),
                             "x%.1f" % (a["assignments"] / b["assignments"]), "x%.1f" % (a["bytes"] / b["bytes"]),
                             "x%.2f" % ri, rm, "x%.2f" % lim, "PASS" if ri <= lim else "MISS"))
+
+    # ---- the login-shell snippet ----
+
+    def snippet_pam_dirs(self):
+        """Copies of /etc/pam.d (the common-* files and the services a
+        package owns, as tests/docs/readme.sh takes them): "on" with the
+        deployment pair in common-session, "off" without it."""
+        dirs = {}
+        for name in ("on", "off"):
+            d = os.path.join(self.out, "snippet", "pam.d." + name)
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            for f in sorted(os.listdir("/etc/pam.d")):
+                src = os.path.join("/etc/pam.d", f)
+                if not os.path.isfile(src):
+                    continue
+                owned = subprocess.call(["dpkg-query", "-S", src], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL) == 0
+                if not (f.startswith("common-") or owned):
+                    continue
+                with open(src) as i:
+                    text = i.read()
+                if f == "common-session" and name == "on":
+                    text = "session optional pam_envd.so cleanup\n" + text + "session optional pam_envd.so\n"
+                if f == "common-session" and name == "off":
+                    text = "".join(x for x in text.splitlines(True) if "pam_envd" not in x)
+                with open(os.path.join(d, f), "w") as o:
+                    o.write(text)
+            dirs[name] = d
+        dirs["unreadable"] = os.path.join(self.out, "snippet", "no-such-dir")
+        return dirs
+
+    def section_snippet(self):
+        """The snippet's cost per login shell: envd -q show --reapply=PATH
+        as the snippet runs it, in Ir and in wall time (sh sourcing the
+        snippet, less sh alone)."""
+        self.say("", "== the login-shell snippet (/etc/profile.d/pam_envd.sh), per login shell")
+        if not os.access(self.envd, os.X_OK):
+            self.die("no envd binary at %s (build it with ./dev build)" % self.envd)
+        base = os.path.join(self.out, "snippet")
+        home = os.path.join(base, "home")
+        root = os.path.join(base, "root")
+        os.makedirs(os.path.join(home, ".config", "environment.d"), exist_ok=True)
+        for d in ("etc", "run", "usr/local/lib", "usr/lib"):
+            os.makedirs(os.path.join(root, d, "environment.d"), exist_ok=True)
+        with open(os.path.join(home, ".config", "environment.d", "10-path.conf"), "w") as f:
+            f.write("PATH=$HOME/.local/bin:$PATH\nEDITOR=vim\n")
+        dirs = self.snippet_pam_dirs()
+        env = {"HOME": home, "PATH": BASE_PATH, "LANG": "C"}
+        with open(os.path.join(TOP, "profile", "pam_envd.sh.in")) as f:
+            snippet = f.read()
+        fmt = "%-11s %11s %9s %12s  %s"
+        self.say("services: %d in the copy of /etc/pam.d" % len(os.listdir(dirs["on"])), "",
+                 fmt % ("pam.d", "envd Ir", "vs none", "wall (sh)", "output"))
+        ir = {}
+        for name in ("unreadable", "on", "off"):
+            argv = [self.envd, "-q", "--pam-dir=" + dirs[name], "--root=" + root, "show",
+                    "--reapply=PATH", "--format=shell"]
+            out = subprocess.run(["env", "-i"] + ["%s=%s" % kv for kv in env.items()] + argv,
+                                 capture_output=True, text=True).stdout.strip()
+            ir[name] = None
+            if shutil.which("valgrind"):
+                ir[name] = self.callgrind(os.path.join(base, "callgrind.%s.out" % name), env, argv)
+                self.figures["snippet.%s.Ir" % name] = ir[name]
+            # the snippet as installed, with this envd, this PAM directory
+            # and the scratch --root
+            path = os.path.join(base, "pam_envd.%s.sh" % name)
+            with open(path, "w") as f:
+                f.write(snippet.replace("'@bindir@/envd' -q show", "'@bindir@/envd' -q --pam-dir='%s' "
+                                        "--root='%s' show" % (dirs[name], root))
+                        .replace("@bindir@/envd", self.envd).replace("@sysconfdir@", base))
+            with_ = self.time_cmd(os.path.join(base, "sh.%s.json" % name), env,
+                                  ["sh", "-c", '. "$0"; :', path], runs=max(self.runs, 50))
+            alone = self.time_cmd(os.path.join(base, "sh.none.json"), env, ["sh", "-c", ":"],
+                                  runs=max(self.runs, 50))
+            wall = with_ - alone if with_ is not None and alone is not None else None
+            if wall is not None:
+                self.figures["snippet.%s.ms" % name] = wall * 1e3
+            self.say(fmt % (name, ir[name] if ir[name] is not None else "-",
+                            r2(ir[name], ir["unreadable"]) if ir[name] and ir["unreadable"] else "-",
+                            ms(wall) if wall is not None else "-", out or "(nothing)"))
+        if ir.get("on") and ir.get("off") and ir.get("unreadable"):
+            self.say("", "the check that a service applies pam_envd.so: +%d Ir enabled, %+d Ir disabled "
+                     "(envd then loads nothing)" % (ir["on"] - ir["unreadable"], ir["off"] - ir["unreadable"]))
 
     # ---- a whole login ----
 
@@ -1024,7 +1115,7 @@ def main(argv):
     if not argv or len(argv) > 2 or not os.path.isdir(argv[0]):
         sys.exit(__doc__)
     section = argv[1] if len(argv) > 1 else "all"
-    if section not in ("envd", "pam", "login", "all"):
+    if section not in ("envd", "pam", "login", "snippet", "all"):
         sys.exit(__doc__)
     b = Bench(argv[0])
     b.machine()
@@ -1034,6 +1125,8 @@ def main(argv):
         b.section_pam()
     if section in ("login", "all"):
         b.section_login()
+    if section in ("snippet", "all"):
+        b.section_snippet()
     b.say("", "results: " + b.results.name)
     if json_out:
         with open(json_out, "w") as f:

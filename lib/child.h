@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
-/* child.h - the user's side: credentials, the child process that is the
- * user (child.c), and one file read as the engine reads a user's file
- * (read.c, fileio.c). */
+/* child.h - the user's side: credentials and groups (ids.c), the child
+ * process that is the user (ids.c, spawn.c, helper/reader.c), and one file read as the engine
+ * reads a user's file (read.c, fileio.c). */
 #ifndef ENVD_CHILD_H
 #define ENVD_CHILD_H
 
@@ -24,8 +24,9 @@ struct envd_ids {
  * however many).  Returns 0, -ENOMEM or -E2BIG. */
 int envd_ids_get(const char *user, uid_t uid, gid_t gid, struct envd_ids *ids);
 void envd_ids_free(struct envd_ids *ids);
-/* Whether gid is user's private group: no member but user, no other
- * account's primary group (NSS).  1, 0 or -ENOMEM. */
+/* Whether gid is user's private group: named as user, no member but
+ * user, no other account's primary group (lookups by gid and by name, one
+ * capped read of /etc/passwd; no enumeration).  1, 0 or -ENOMEM. */
 int envd_group_private(const char *user, uid_t uid, gid_t gid);
 struct group;
 /* The group named name (NULL: the group gid) through NSS into *gr, its

@@ -17,7 +17,7 @@
  * type, file system), never by path, and so are the directories above the
  * user directory; files open O_NONBLOCK|O_NOCTTY|O_CLOEXEC and are read
  * with a cap, never trusting st_size.  The user side is read by a process
- * that is the user (read.c, child.c); write by the owner's primary group
+ * that is the user (read.c, the reader helper/reader.c); write by the owner's primary group
  * is noted there and accepted only for a private group.  System paths
  * pass only through directories root owns and no one else may write
  * (systemd's safe chase).
@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -140,10 +141,74 @@ static int check_fs(int fd, enum envd_reason *reason)
 	return kind ? refused(reason, ENVD_R_PSEUDO_FS) : 0;
 }
 
-/* Whether st is writable by someone other than its owner.  Write by the
- * group chk->group_ok (the user's own primary group) passes here and is
- * noted: the caller accepts it only for a private group. */
-bool envd_others_write(const struct envd_check *chk, const struct stat *st)
+/* A POSIX access ACL as the kernel stores it (system.posix_acl_access):
+ * a little-endian header, version 2, then entries of a 16-bit tag, 16-bit
+ * permissions and a 32-bit id.  Read into a buffer on the stack: an ACL
+ * with more entries than that is taken as granting write. */
+#define ACL_XATTR       "system.posix_acl_access"
+#define ACL_VERSION     2u
+#define ACL_ENTRY_SIZE  8
+#define ACL_MAX_ENTRIES 64
+#define ACL_TAG_USER    0x02u /* a named user */
+#define ACL_TAG_GROUP   0x08u /* a named group */
+#define ACL_TAG_MASK    0x10u /* the most named entries and the group get */
+#define ACL_PERM_WRITE  0x02u
+
+static unsigned le16(const unsigned char *p)
+{
+	return p[0] | (unsigned)p[1] << 8;
+}
+
+/* Whether an access ACL of n bytes lets someone other than the owner
+ * write: a named user or group with write, or a mask with write (the
+ * group class then is not the owning group alone).  A malformed one
+ * does. */
+static bool acl_grants_write(const unsigned char *acl, size_t n)
+{
+	if (n < 4 || (n - 4) % ACL_ENTRY_SIZE != 0 || le16(acl) != ACL_VERSION ||
+	    le16(acl + 2) != 0)
+		return true;
+	for (size_t o = 4; o < n; o += ACL_ENTRY_SIZE) {
+		unsigned tag = le16(acl + o), perm = le16(acl + o + 2);
+
+		if ((tag == ACL_TAG_USER || tag == ACL_TAG_GROUP || tag == ACL_TAG_MASK) &&
+		    (perm & ACL_PERM_WRITE))
+			return true;
+	}
+	return false;
+}
+
+/* Whether fd (st) has an access ACL that lets someone other than the
+ * owner write; true also when that cannot be told.  An O_PATH descriptor
+ * (the parents' walk) has no xattrs of its own: a directory is opened
+ * again through it, for reading, and asked. */
+static bool acl_write(int fd, const struct stat *st)
+{
+	unsigned char acl[4 + ACL_ENTRY_SIZE * ACL_MAX_ENTRIES];
+	ssize_t n = fd < 0 ? -1 : fgetxattr(fd, ACL_XATTR, acl, sizeof(acl));
+	int err = fd < 0 ? EBADF : errno, dfd;
+
+	if (n < 0 && err == EBADF && fd >= 0 && S_ISDIR(st->st_mode)) {
+		dfd = openat(fd, ".", OPEN_FLAGS | O_DIRECTORY);
+		if (dfd < 0)
+			return true;
+		n = fgetxattr(dfd, ACL_XATTR, acl, sizeof(acl));
+		err = errno;
+		close(dfd);
+	}
+	if (n < 0) /* none, or a file system without ACLs */
+		return err != ENODATA && err != EOPNOTSUPP;
+	return acl_grants_write(acl, (size_t)n);
+}
+
+/* Whether st, the file open as fd (or -1), is writable by someone other
+ * than its owner.  Write by the group chk->group_ok (the user's own
+ * primary group) passes here and is noted: the caller accepts it only for
+ * a private group, and never through an ACL.  With an ACL the group bits
+ * of the mode are its mask, the most any named user or group gets: where
+ * they grant no write, no entry does, and where they do, the ACL is read
+ * before group write is taken for the owning group's. */
+bool envd_others_write(const struct envd_check *chk, int fd, const struct stat *st)
 {
 	if (chk->any_owner)
 		return false;
@@ -152,6 +217,8 @@ bool envd_others_write(const struct envd_check *chk, const struct stat *st)
 	if (!(st->st_mode & S_IWGRP))
 		return false;
 	if (chk->group_ok == (gid_t)-1 || st->st_gid != chk->group_ok)
+		return true;
+	if (acl_write(fd, st))
 		return true;
 	if (chk->walk)
 		chk->walk->group_used = true;
@@ -171,7 +238,7 @@ static int check_dir(int fd, const struct envd_check *chk, enum envd_reason *rea
 		note_owner(chk, st.st_uid);
 		return refused(reason, ENVD_R_OWNER);
 	}
-	if (envd_others_write(chk, &st))
+	if (envd_others_write(chk, fd, &st))
 		return refused(reason, ENVD_R_WRITABLE);
 	return check_fs(fd, reason);
 }
@@ -210,7 +277,8 @@ static int check_parents(int fd, const struct envd_check *chk, enum envd_reason 
 			break; /* reached / */
 		else if (!owner_ok(chk, up.st_uid) && up.st_uid != 0)
 			r = refused(reason, ENVD_R_PARENT_OWNER);
-		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) && envd_others_write(chk, &up))
+		else if (!((up.st_mode & S_ISVTX) && up.st_uid == 0) &&
+		         envd_others_write(chk, cfd, &up))
 			r = refused(reason, ENVD_R_PARENT_WRITABLE);
 		if (r == -EPERM && note_dir(chk, cfd, &up) < 0)
 			r = failed(ENOMEM, reason, ENVD_R_PARENT_EXAMINE);
@@ -845,7 +913,7 @@ static int read_opened(int fd, const struct envd_check *chk, bool same_dev, dev_
 	else if (!owner_ok(chk, st.st_uid)) {
 		note_owner(chk, st.st_uid);
 		r = refused(&out->reason, ENVD_R_OWNER);
-	} else if (envd_others_write(chk, &st))
+	} else if (envd_others_write(chk, fd, &st))
 		r = refused(&out->reason, ENVD_R_WRITABLE);
 	else
 		r = same_dev && st.st_dev == dir_dev ? 0 : check_fs(fd, &out->reason);

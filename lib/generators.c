@@ -24,7 +24,7 @@
  *    check is not run and still holds its name, so that an unsafe file in
  *    /etc never lets a later one of the same name run in its stead.
  *  - They run in a child process with the user's credentials, no
- *    capability, no_new_privs (child.c), started after the environment.d
+ *    capability, no_new_privs (helper/reader.c), started after the environment.d
  *    files are parsed, so that the generators after environment.d's place
  *    see its result; each in a session of its own (setsid), stdin and
  *    stderr /dev/null, stdout a pipe, umask 022, the environment built so
@@ -206,7 +206,7 @@ static bool examine(struct loader *ld, int fd, const struct envd_check *chk, str
 	if (st.st_uid != chk->owner_a) {
 		e->code = ENVD_C_GEN_UNSAFE;
 		e->reason = ENVD_R_OWNER;
-	} else if (envd_others_write(chk, &st)) {
+	} else if (envd_others_write(chk, -1, &st)) {
 		e->code = ENVD_C_GEN_UNSAFE;
 		e->reason = ENVD_R_WRITABLE;
 	} else if (strcmp(e->name, ENVD_GENERATOR) == 0) {

@@ -34,7 +34,7 @@
 
 /* The largest limits the engine takes, far above anything a machine can
  * hold, so that the arithmetic on them cannot wrap: a byte count plus one
- * or times three (child.c's memory), a count times sixteen (scan.c), a
+ * or times three (the reader's memory, spawn.c), a count times sixteen (scan.c), a
  * time in ms as a 32-bit timer's. */
 #define ENVD_LIMIT_BYTES (SIZE_MAX / 8)
 #define ENVD_LIMIT_COUNT (SIZE_MAX / 64)
@@ -358,8 +358,9 @@ enum envd_file_state envd_read_file(int dirfd, const char *name, const struct en
  * -ENOMEM, another errno.  The caller checks *st. */
 int envd_stat_entry(int dirfd, const char *name, const struct envd_check *chk, struct stat *st,
                     enum envd_reason *reason);
-/* Whether st is writable by someone other than its owner (group write by
- * chk->group_ok excepted and noted, as for files). */
-bool envd_others_write(const struct envd_check *chk, const struct stat *st);
+/* Whether st, open as fd (-1: not open), is writable by someone other
+ * than its owner (group write by chk->group_ok excepted and noted, as for
+ * files, unless an ACL lets a named user or group, or its mask, write). */
+bool envd_others_write(const struct envd_check *chk, int fd, const struct stat *st);
 
 #endif

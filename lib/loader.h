@@ -107,7 +107,7 @@ void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *w
  * is reported and skipped. */
 
 /* The user directory (ld->dir_paths[0]) into ld->scan: in this process,
- * or in a child with cfg->user_ids (child.c), whose records are checked. */
+ * or in the reader with cfg->user_ids (spawn.c), whose records are checked. */
 int envd_read_user(struct loader *ld);
 /* The records a reader child sent, checked and decoded into ld->scan (the
  * user directory's entries) as envd_read_user takes them.  0; -EBADMSG

@@ -5,7 +5,7 @@
  *
  * The user directory is read by a process that is the user: in this
  * process when the caller is not root (envd run by the user), else in a
- * child with the user's credentials (child.c), which sends what it found
+ * reader program with the user's credentials (spawn.c, helper/reader.c), which sends what it found
  * back as records.  Those records are input like any file: every field is
  * checked here (names, states, codes, reasons, sizes, counts) and a stream
  * that breaks a rule is dropped whole.  Nothing the child says becomes

@@ -7,9 +7,9 @@
  * user's and the system's environment.d directories through envd_load(),
  * the same function `envd show` uses, and writes the variables the files
  * assign with pam_putenv(), at most once per PAM handle.  The login
- * process reads nothing of the user's: the user directory is read by a
- * child process with the user's credentials (lib/child.c), whose answer
- * is checked as input (lib/read.c).
+ * process reads nothing of the user's: the user directory is read by the
+ * reader program with the user's credentials (lib/spawn.c starts
+ * helper/reader.c), whose answer is checked as input (lib/read.c).
  *
  * The PAM environment is not the user's session alone: Linux-PAM runs the
  * close_session hooks top to bottom on the same environment, so every
@@ -24,7 +24,9 @@
  * into the root process that later closes the session) and the close hooks
  * of pam_script and pam_mount run their programs with that copy.  The
  * cleanup instance therefore also takes back, in the process environment,
- * each variable whose value there is still the one written (take_back_process).
+ * each variable whose entry there is not the one the program had when the
+ * session opened and whose value is still the one written
+ * (take_back_process): the program's own entries are never changed.
  *
  * Return values: PAM_SUCCESS whatever the files hold (skipped files and
  * assignments are logged).  Errors only for internal failures: out of
@@ -65,13 +67,29 @@
  * living in a root process for the whole session.  The key is the
  * process's random one (envd_hash), which no user can learn, so no value a
  * program chose itself is taken for the user's but by a 2^-64 chance, and
- * then what is lost is that program's value, never a secret.  One
- * allocation, sized for the whole result up front. */
+ * then what is lost is that program's value, never a secret.  host is
+ * the identity (address, compared, never followed) of the process
+ * environment's own entry for the name when the value was written, 0
+ * where there was none: that entry is the program's, whatever its value.
+ * One allocation, sized for the whole result up front. */
 struct pe_undo_var {
 	char *back;
 	size_t value_len;
 	uint64_t value_hash;
+	uintptr_t host;
 };
+
+extern char **environ;
+
+/* The process environment's entry "NAME=value" for name (len bytes), the
+ * one getenv finds, or NULL. */
+static const char *process_entry(const char *name, size_t len)
+{
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return *e;
+	return NULL;
+}
 
 struct pe_undo {
 	size_t n, cap;
@@ -165,6 +183,7 @@ static int put_var(pam_handle_t *pamh, const struct envd_var *v, struct pe_undo 
 		undo->var[undo->n].back = back;
 		undo->var[undo->n].value_len = v->value_len;
 		undo->var[undo->n].value_hash = envd_hash(v->value, v->value_len);
+		undo->var[undo->n].host = (uintptr_t)process_entry(v->name, name_len);
 		undo->n++;
 	} else {
 		free_secret(back);
@@ -361,25 +380,31 @@ int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
 /* The process environment of the program that closes the session, for a
  * name the applying instance wrote (name NUL-terminated, before its value
- * from before or NULL).  Where environ still holds the value written, the
- * program copied it from the PAM environment (util-linux login does, into
- * the root process whose close hooks run pam_script and pam_mount with it):
- * the name gets the PAM environment's value from before, or is unset where
- * there was none (what the program itself had before its copy is not
- * known; an unset PATH is the system's default).  A name the program never
- * copied, or changed since, is left alone.  Returns 1 when taken back, 0
- * when left alone, -1 when it could be neither put back nor unset.
+ * from before or NULL).  An entry that is the very one the program had
+ * when the value was written (u->host: same address) is the program's
+ * own, whatever its value, and is left alone: a host's LANG equal to a
+ * system file's stays.  Another entry that holds the value written was
+ * put there since the open: by a program that copied the PAM environment
+ * (util-linux login does, into the root process whose close hooks run
+ * pam_script and pam_mount with it).  That one gets the PAM environment's
+ * value from before, or is unset where there was none (what the program
+ * itself had before its copy is not known; an unset PATH is the system's
+ * default).  A name the program never copied, or changed since, is left
+ * alone.  Returns 1 when taken back, 0 when left alone, -1 when it could
+ * be neither put back nor unset.
  *
  * environ is not thread-safe, here as in pam_mount (setenv of PATH around
  * its close hook) or pam_script (its own variables, after a fork): the
  * programs that copy the PAM environment are single-threaded when they
  * close the session, and in every other program this only reads environ,
- * since a name is written only where the value matches, i.e. was copied. */
+ * since a name is written only where its entry was replaced since the
+ * open with the value written, i.e. copied. */
 static int take_back_process(const struct pe_undo_var *u, const char *name, const char *before)
 {
-	const char *now = getenv(name);
+	size_t len = strlen(name);
+	const char *entry = process_entry(name, len), *now = entry != NULL ? entry + len + 1 : NULL;
 
-	if (now == NULL || strlen(now) != u->value_len ||
+	if (now == NULL || (uintptr_t)entry == u->host || strlen(now) != u->value_len ||
 	    envd_hash(now, u->value_len) != u->value_hash)
 		return 0;
 	if (before != NULL && setenv(name, before, 1) == 0)

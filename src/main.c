@@ -106,12 +106,13 @@ static const char usage_head[] =
     "                       their files must then belong to DIR's owner, not root\n"
     "      --inherit        expand against this process's environment, as\n"
     "                       systemd's generator does; the user directory follows\n"
-    "                       $XDG_CONFIG_HOME or $HOME\n"
+    "                       $XDG_CONFIG_HOME or $HOME (as root: no other USER)\n"
     "      --reapply=NAMES  show: only the NAMEs (comma-separated), each composed\n"
     "                       over its value in envd's environment, and only where\n"
     "                       that value is not already the files' result over some\n"
     "                       value; implies --inherit (for login shells:\n"
-    "                       eval \"$(envd -q show --reapply=PATH --format=shell)\")\n"
+    "                       eval \"$(envd -q show --reapply=PATH --format=shell)\");\n"
+    "                       nothing where no service applies pam_envd.so\n"
     "      --set=NAME=VALUE show, check, files: the login has NAME=VALUE before\n"
     "                       pam_envd.so runs (repeatable; overrides the model)\n"
     "      --pam-dir=DIR    read DIR instead of /etc/pam.d (audit; and where\n"
@@ -119,7 +120,8 @@ static const char usage_head[] =
     "      --pam-version=V  audit: continue lines across comment and blank lines\n"
     "                       as Linux-PAM V does (1.5 and older join, 1.6 and later\n"
     "                       stop); default the installed libpam's, from dpkg; when\n"
-    "                       that is unknown, or V is \"any\", both ways\n"
+    "                       that is unknown, or V is \"any\", both ways; V,econf:\n"
+    "                       built with libeconf (pam_env reads environment.d)\n"
     "  -q, --quiet          no diagnostics on stderr\n"
     "  -v, --verbose        also notices (masked files); twice: tracing\n"
     "  -h, --help           this text\n"
@@ -481,6 +483,7 @@ struct run {
 	const char **env;  /* --set, then environ (--inherit) or the model */
 	size_t n_env;
 	struct model model;
+	int applied; /* a service applies pam_envd.so: 1, 0, or -errno */
 	char *user_dir;
 	struct envd_ids ids; /* root for another user: the child's */
 	struct diag_state ds;
@@ -573,6 +576,14 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 		    m->use.applying, m->use.applying == 1 ? "" : "s");
 	else
 		fputs("#   no XDG_RUNTIME_DIR: no service has pam_systemd.so\n", out);
+	/* pam_systemd's apply_user_record_settings() puts a user record's
+	 * environment only where the PAM environment has no such name yet */
+	if (!o->inherit && !m->pam_err && m->use.with_systemd > 0)
+		fputs("#   pam_systemd.so also sets the user record's \"environment\" (userdbctl "
+		      "user USER), unexpanded, for names unset when it runs: a name both set "
+		      "has pam_envd.so's value, after pam_systemd.so or before it (with "
+		      "nooverwrite after it, the record's)\n",
+		      out);
 	if (!o->inherit)
 		fputs("#   not known here, each session sets them: XDG_SESSION_TYPE, "
 		      "XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)\n",
@@ -615,6 +626,12 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 
 	if (!ra->env && login_env(rn, o, pw) < 0)
 		return EXIT_FAIL;
+	if (ra->env)
+		rn->applied = 1; /* main asked before */
+	else if (!o->inherit)
+		rn->applied = rn->model.pam_err ? -rn->model.pam_err : rn->model.use.applying > 0;
+	else
+		rn->applied = audit_applied(o->pam_dir);
 	env = ra->env ? ra->env : rn->env;
 	envd_config_init(&rn->cfg);
 	rn->ds.verbose = o->verbose;
@@ -684,6 +701,44 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	return EXIT_OK;
 }
 
+/* check: a ~/.pam_environment that pam_env.so still reads as root in a
+ * service that applies pam_envd.so (audit's finding).  Looked at only by
+ * the user: root touches nothing under another user's home. */
+static void check_pam_environment(struct run *rn, const struct passwd *pw)
+{
+	char *path = NULL;
+	struct stat st;
+
+	if (!rn->model.use.readenv[0] || pw->pw_uid != getuid() || pw->pw_dir[0] != '/' ||
+	    asprintf(&path, "%s/.pam_environment", pw->pw_dir) < 0)
+		return;
+	if (lstat(path, &st) == 0) {
+		rn->ds.findings++;
+		print_text(stdout, path);
+		fputs(": warning: pam_env.so user_readenv=1 still reads this file, as root, in ",
+		      stdout);
+		print_text(stdout, rn->model.use.readenv);
+		fputs(", a service that also applies pam_envd.so: whichever comes later wins, and "
+		      "names pam_envd.so refuses come through; move it (envd "
+		      "import-pam-environment), then remove it, or have an administrator drop "
+		      "user_readenv=1 from that line\n",
+		      stdout);
+	}
+	free(path);
+}
+
+/* show and check say first when no service applies the module: the
+ * variables are what a login would get, and none does. */
+static void print_unapplied(FILE *out, const char *prefix, const struct opts *o)
+{
+	fputs(prefix, out);
+	fputs("no service in ", out);
+	print_text(out, o->pam_dir ? o->pam_dir : "/etc/pam.d");
+	fputs(" applies pam_envd.so: no login gets these variables, and the login-shell "
+	      "snippet applies none (envd audit)\n",
+	      out);
+}
+
 /* show --explain's end: what check finds in the files. */
 static void print_kept(FILE *out, const struct diag_state *st)
 {
@@ -745,7 +800,9 @@ static void print_json_login(FILE *out, const struct run *rn, const struct opts 
 		fputs(i ? "," : "", out);
 		print_json_text(out, session_names[i]);
 	}
-	fputs("]},\n\"user_directory_skipped\":", out);
+	fputs("]},\n\"no_service_applies\":", out);
+	fputs(rn->applied < 0 ? "null" : rn->applied ? "false" : "true", out);
+	fputs(",\n\"user_directory_skipped\":", out);
 	print_json_text(out, user_off);
 	fputs(",\n\"check\":[", out);
 	for (size_t i = 0; i < rn->ds.n_kept; i++) {
@@ -816,6 +873,18 @@ int main(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
+	/* root's whole environment would be the base of another user's
+	 * load: the reader and the generators run as that user, and a
+	 * generator's environment is readable by the user (/proc/PID/environ) */
+	if (o.inherit && geteuid() == 0 && pw->pw_uid != 0) {
+		rc =
+		    usage_error(o.reapply ? "--reapply expands against this process's environment: "
+		                            "as root it takes no other user"
+		                          : "--inherit expands against this process's environment: "
+		                            "as root it takes no other user",
+		                o.user);
+		goto out;
+	}
 	if (o.reapply) {
 		r = reapply_init(&ra, o.reapply, environ);
 		if (r == -EINVAL)
@@ -824,8 +893,15 @@ int main(int argc, char **argv)
 		else if (r < 0)
 			rc = EXIT_FAIL;
 	}
+	/* the login-shell snippet: nothing where no service applies the
+	 * module (off is off); where that cannot be told, as before */
+	if (rc == EXIT_OK && o.reapply && audit_applied(o.pam_dir) == 0)
+		goto out;
 	if (rc == EXIT_OK)
 		rc = setup(&rn, &o, pw, &ra);
+	if (rc == EXIT_OK && rn.applied == 0 && o.verbose >= 0 &&
+	    (o.cmd == CMD_CHECK || (o.cmd == CMD_SHOW && !o.explain)))
+		print_unapplied(stderr, "envd: note: ", &o);
 	if (rc == EXIT_OK && (o.cmd == CMD_SHOW || o.cmd == CMD_CHECK || o.cmd == CMD_FILES))
 		note_config_home(&rn, &o, pw);
 	if (rc == EXIT_OK) {
@@ -840,6 +916,8 @@ int main(int argc, char **argv)
 			if (reapply_print(stdout, &ra, res, o.format) < 0)
 				rc = EXIT_FAIL;
 		} else if (o.cmd == CMD_SHOW && o.explain && o.format == FORMAT_ENV) {
+			if (rn.applied == 0)
+				print_unapplied(stdout, "# ", &o);
 			print_model(stdout, &rn, &o);
 			print_result(stdout, res, o.format, true);
 			fputs("# directories, highest precedence first:\n", stdout);
@@ -855,8 +933,12 @@ int main(int argc, char **argv)
 		else if (o.cmd == CMD_FILES) {
 			print_dirs(stdout, res, "", user_off(&o, &rn));
 			print_files(stdout, res, "");
-		} else if (rn.ds.findings)
-			rc = EXIT_FINDINGS;
+		} else {
+			if (o.cmd == CMD_CHECK && !o.inherit)
+				check_pam_environment(&rn, pw);
+			if (rn.ds.findings)
+				rc = EXIT_FINDINGS;
+		}
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "envd: write error\n");
 			rc = EXIT_FAIL;

@@ -71,6 +71,27 @@ EOF
 	echo "dev: debconf's database stayed locked: slapd and libnss-ldapd not preseeded" >&2
 }
 case " ${missing[*]} " in *" slapd "* | *" libnss-ldapd "*) preseed ;; esac
+# sssd-ldap (tests/e2e/e2e_sssd.sh, which runs sssd in a mount namespace of
+# its own) pulls libpam-sss, libpam-pwquality and libnss-sss, whose
+# installs would add pam_sss and pam_pwquality to /etc/pam.d/common-* and
+# sss to /etc/nsswitch.conf: the two PAM profiles are marked as seen
+# first (pam-auth-update then leaves them disabled), and what libnss-sss
+# adds to nsswitch.conf is taken out again after the install.
+sss_nss=
+if [[ " ${missing[*]} " == *" sssd-ldap "* ]]; then
+	for p in sss pwquality; do
+		grep -qx "$p" /var/lib/pam/seen 2>/dev/null || echo "$p" | $sudo tee -a /var/lib/pam/seen >/dev/null
+	done
+	if ! dpkg-query -W -f '${Status}' libnss-sss 2>/dev/null | grep -q '^install ok installed'; then
+		sss_nss=$(grep -c '^automount:' /etc/nsswitch.conf || true)
+	fi
+fi
+sss_nss_undo() {
+	[ -n "$sss_nss" ] || return 0
+	local e=(-e '/^(passwd|group|shadow|gshadow|netgroup|services|automount):/ s/[[:space:]]+sss([[:space:]]|$)/\1/')
+	[ "$sss_nss" != 0 ] || e+=(-e '/^automount:[[:space:]]*$/d')
+	$sudo sed -E -i "${e[@]}" /etc/nsswitch.conf
+}
 what="build and test"
 [ "$want" = all ] || what=$want
 echo "dev: installing the $what dependencies: ${missing[*]}" >&2
@@ -78,3 +99,4 @@ echo "dev: installing the $what dependencies: ${missing[*]}" >&2
 lock=(-o DPkg::Lock::Timeout=900)
 $sudo apt-get "${lock[@]}" update -qq >/dev/null
 DEBIAN_FRONTEND=noninteractive $sudo apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+sss_nss_undo

@@ -192,7 +192,7 @@ struct service {
 	char **names;     /* display names of the files read */
 	size_t n_names;
 	struct entry *entries;
-	size_t n_entries;
+	size_t n_entries, cap_entries;
 	bool entries_dropped;
 	struct finding *findings;
 	size_t n_findings;
@@ -201,7 +201,14 @@ struct service {
 	bool reads_dropped;
 	dev_t dev[MAX_DEPTH + 1]; /* the files being read, for loops */
 	ino_t ino[MAX_DEPTH + 1];
-	unsigned level;       /* substacks around the file being read */
+	unsigned level; /* substacks around the file being read */
+	/* the first pam_env.so line that reads ~/.pam_environment
+	 * (user_readenv=1), and the first that reads /etc/environment and
+	 * its drop-ins (no envfile=, no readenv=0), in either stack */
+	const char *readenv_file, *econf_file;
+	unsigned readenv_line, econf_line;
+	const char *econf;    /* NULL, or the Linux-PAM version whose pam_env.so
+	                       * reads /etc/environment.d through libeconf */
 	enum pam_lines lines; /* the reading of continued lines: JOIN or STOP */
 	bool both;            /* the version is unknown: report where readings differ */
 	bool crossed;         /* a continued line crossed a comment or blank line */
@@ -443,18 +450,54 @@ static struct entry *new_entry(struct service *s, const char *file, unsigned lin
 		}
 		return NULL;
 	}
-	if (!s->entries) {
-		s->entries = calloc(MAX_ENTRIES, sizeof(*s->entries));
-		if (!s->entries) {
+	/* grown as needed: a service has a few dozen lines, and the
+	 * login-shell snippet reads every service (audit_applied) */
+	if (s->n_entries == s->cap_entries) {
+		size_t cap = s->cap_entries ? 2 * s->cap_entries : 32;
+
+		e = realloc(s->entries, (cap < MAX_ENTRIES ? cap : MAX_ENTRIES) * sizeof(*e));
+		if (!e) {
 			*r = -ENOMEM;
 			return NULL;
 		}
+		s->entries = e;
+		s->cap_entries = cap < MAX_ENTRIES ? cap : MAX_ENTRIES;
 	}
 	e = &s->entries[s->n_entries];
+	memset(e, 0, sizeof(*e));
 	e->file = file;
 	e->line = line;
 	e->level = s->level;
 	return e;
+}
+
+/* What a pam_env.so line reads, as its _pam_parse takes the options (a
+ * later one wins): user_readenv=1 reads ~/.pam_environment as root;
+ * without envfile= and readenv=0 it reads /etc/environment, and with
+ * libeconf (Linux-PAM 1.5.3 and later) the drop-ins of
+ * /etc/environment.d too.  Reads args destructively. */
+static void pam_env_reads(struct service *s, const char *file, unsigned line, char *args)
+{
+	bool user = false, readenv = true, envfile = false, etc;
+	char *tok;
+
+	while ((tok = next_token(&args))) {
+		if (strncmp(tok, "user_readenv=", 13) == 0)
+			user = atoi(tok + 13) != 0;
+		else if (strncmp(tok, "readenv=", 8) == 0)
+			readenv = atoi(tok + 8) != 0;
+		else if (strncmp(tok, "envfile=", 8) == 0)
+			envfile = true;
+	}
+	etc = readenv && !envfile;
+	if (user && !s->readenv_file) {
+		s->readenv_file = file;
+		s->readenv_line = line;
+	}
+	if (etc && !s->econf_file) {
+		s->econf_file = file;
+		s->econf_line = line;
+	}
 }
 
 /* A line of the session stack, or pam_envd's of the auth stack.  module
@@ -470,6 +513,8 @@ static int add_entry(struct service *s, const char *file, unsigned line, const c
 	int r;
 
 	base = base ? base + 1 : module ? module : "";
+	if (strcmp(base, "pam_env.so") == 0)
+		pam_env_reads(s, file, line, args);
 	/* has_word and exec_sees read args destructively: one or the other */
 	envd = strcmp(base, "pam_envd.so") == 0;
 	cleanup = envd && has_word(args, "cleanup");
@@ -933,6 +978,18 @@ static int skip_finding(struct service *s, const struct entry *e, unsigned kind,
 	                   who, c->file, c->line);
 }
 
+/* Whether s applies pam_envd.so: an applying line in the session stack,
+ * or any pam_envd.so line of the auth stack (add_entry keeps only those).
+ * The one test of "applies" for audit's summary, show, check and the
+ * login-shell snippet. */
+static bool service_applies(const struct service *s)
+{
+	for (size_t i = 0; i < s->n_entries; i++)
+		if (s->entries[i].envd && (s->entries[i].auth || !s->entries[i].cleanup))
+			return true;
+	return false;
+}
+
 /* The findings about the pair and the modules around it.  An applying
  * line in the auth stack applies at pam_setcred, which applications may
  * call before pam_open_session: then every open hook comes after it. */
@@ -952,7 +1009,7 @@ static int analyse(struct service *s, bool *applies)
 		else if (!e->auth && e->envd && !e->cleanup && a == SIZE_MAX)
 			a = i;
 	}
-	*applies = a != SIZE_MAX || au != SIZE_MAX;
+	*applies = service_applies(s);
 	if (!*applies)
 		return 0;
 	/* with the cleanup instance before the applying one: can a path skip it? */
@@ -1003,6 +1060,23 @@ static int analyse(struct service *s, bool *applies)
 		                "pam_envd.so cleanup comes after the applying instance at %s:%u: "
 		                "make it the first session line",
 		                s->entries[a].file, s->entries[a].line);
+	if (r == 0 && s->readenv_file)
+		r = add_finding(
+		    s, s->readenv_file, s->readenv_line,
+		    "pam_env.so user_readenv=1 reads ~/.pam_environment as root in the sessions "
+		    "pam_envd.so applies to: whichever of the two comes later wins, and names "
+		    "pam_envd.so refuses (PYTHONPATH, LD_*, ...) come through; fix: remove "
+		    "user_readenv=1 from this line (keep its other options) once the users' "
+		    "files are in environment.d (envd import-pam-environment)");
+	if (r == 0 && s->econf_file && s->econf)
+		r = add_finding(
+		    s, s->econf_file, s->econf_line,
+		    "pam_env.so of Linux-PAM %s (built with libeconf) reads /etc/environment and "
+		    "every /etc/environment.d/*.conf itself, each line literally: a $NAME there is "
+		    "not expanded, so PATH=...:$PATH gives these sessions a literal \"$PATH\"; "
+		    "fix: keep lines that expand in /usr/local/lib/environment.d/ (pam_envd.so "
+		    "reads it, pam_env.so does not), or give this line envfile=/etc/environment",
+		    s->econf);
 	if (r == 0 && at_open)
 		r = add_finding(s, s->entries[a].file, s->entries[a].line,
 		                "pam_envd.so is not the last session line: %zu later %s programs "
@@ -1127,11 +1201,12 @@ static int read_service(struct service *s, bool *applies)
  * both ways, where that makes a difference); returns EXIT_OK,
  * EXIT_FINDINGS or EXIT_FAIL. */
 static int audit_service(struct printer *pr, const char *dir, bool map_etc, const char *name,
-                         bool named, enum pam_lines lines)
+                         bool named, enum pam_lines lines, const char *econf)
 {
 	struct service s = {.dir = dir,
 	                    .map_etc = map_etc,
 	                    .name = name,
+	                    .econf = econf,
 	                    .lines = lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN,
 	                    .both = lines == PAM_LINES_UNKNOWN};
 	bool applies = false;
@@ -1148,6 +1223,7 @@ static int audit_service(struct printer *pr, const char *dir, bool map_etc, cons
 		struct service t = {.dir = dir,
 		                    .map_etc = map_etc,
 		                    .name = name,
+		                    .econf = econf,
 		                    .lines = PAM_LINES_STOP,
 		                    .both = true};
 		bool also = false;
@@ -1280,30 +1356,41 @@ out:
 }
 
 /* How continued lines are read: as --pam-version says, else as the
- * installed Linux-PAM does, else both ways.  -1 on a bad --pam-version. */
-static int lines_of(const struct audit_opts *o, enum pam_lines *lines)
+ * installed Linux-PAM does, else both ways; and whether pam_env.so reads
+ * /etc/environment.d (econf: that version, else empty).  -1 on a bad
+ * --pam-version. */
+static int lines_of(const struct audit_opts *o, enum pam_lines *lines, char *version, size_t size)
 {
-	char version[128];
-
+	version[0] = '\0';
 	if (o->pam_version) {
-		if (pam_lines_of(o->pam_version, lines) == 0)
+		if (pam_lines_of(o->pam_version, lines) == 0) {
+			if (pam_econf_of(o->pam_version))
+				snprintf(version, size, "%.*s",
+				         (int)(strlen(o->pam_version) - strlen(",econf")),
+				         o->pam_version);
 			return 0;
+		}
 		fputs("envd: --pam-version: not a Linux-PAM version: ", stderr);
 		print_text(stderr, o->pam_version);
 		fputc('\n', stderr);
 		return -1;
 	}
 	*lines = PAM_LINES_UNKNOWN;
-	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) == 0 &&
+	if (pam_installed_version(DPKG_STATUS, version, size) == 0 &&
 	    pam_lines_of(version, lines) == 0) {
 		if (o->verbose > 0) {
 			fputs("envd: audit: Linux-PAM ", stderr);
 			print_text(stderr, version);
 			fputs(" (libpam0g in " DPKG_STATUS ")\n", stderr);
 		}
+		if (!pam_econf_of(version))
+			version[0] = '\0';
+		else /* shown as the version alone */
+			version[strlen(version) - strlen(",econf")] = '\0';
 		return 0;
 	}
 	*lines = PAM_LINES_UNKNOWN;
+	version[0] = '\0';
 	if (o->verbose > 0)
 		fputs("envd: audit: the Linux-PAM version is not known (no libpam0g in " DPKG_STATUS
 		      "): lines continued across a comment or blank line are read both ways\n",
@@ -1316,11 +1403,12 @@ int audit_run(const struct audit_opts *o, FILE *out)
 	const char *dir = o->pam_dir ? o->pam_dir : PAM_DIR;
 	struct printer pr = {.out = out, .json = o->json};
 	enum pam_lines lines;
+	char econf[128];
 	char **all = NULL;
 	size_t i, n = 0;
 	int rc = EXIT_OK;
 
-	if (lines_of(o, &lines) < 0)
+	if (lines_of(o, &lines, econf, sizeof(econf)) < 0)
 		return EXIT_USAGE;
 
 	if (o->n_services == 0) {
@@ -1336,7 +1424,7 @@ int audit_run(const struct audit_opts *o, FILE *out)
 		fputs("{\"services\":[", out);
 	for (i = 0; i < (all ? n : o->n_services); i++) {
 		int r = audit_service(&pr, dir, o->pam_dir != NULL, all ? all[i] : o->services[i],
-		                      !all, lines);
+		                      !all, lines, econf[0] ? econf : NULL);
 
 		if (r > rc)
 			rc = r;
@@ -1375,18 +1463,17 @@ static int systemd_before(const struct service *s, bool *applies)
 	return sd == SIZE_MAX ? 0 : 1;
 }
 
-int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
+/* Reads the services of pam_dir silently, each as lines says, into u;
+ * with first, only until a service applies pam_envd.so.  Returns 0 or
+ * -errno when the directory cannot be listed. */
+static int scan_services(const char *pam_dir, enum pam_lines lines, bool first,
+                         struct pam_systemd_use *u)
 {
 	const char *dir = pam_dir ? pam_dir : PAM_DIR;
-	enum pam_lines lines = PAM_LINES_UNKNOWN;
-	char version[128];
 	char **all;
 	size_t i, n = 0;
 
 	memset(u, 0, sizeof(*u));
-	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) != 0 ||
-	    pam_lines_of(version, &lines) != 0)
-		lines = PAM_LINES_JOIN;
 	all = list_services(dir, &n);
 	if (!all)
 		return -errno;
@@ -1396,18 +1483,60 @@ int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
 		                    .name = all[i],
 		                    .lines =
 		                        lines == PAM_LINES_STOP ? PAM_LINES_STOP : PAM_LINES_JOIN};
-		bool applies;
-		int k;
+		bool applies = false;
+		int k = 0;
 
 		if (read_file(&s, s.name, 0, ST_ANY, NULL, 0) == 0) {
 			k = systemd_before(&s, &applies);
+			/* pam_envd.so in the auth stack applies too (analyse) */
+			applies = applies || service_applies(&s);
 			u->applying += applies;
+			if (applies && s.readenv_file && !u->readenv[0])
+				snprintf(u->readenv, sizeof(u->readenv), "%s (%s:%u)", s.name,
+				         s.readenv_file, s.readenv_line);
 			u->after_systemd += applies && k == 2;
 			u->with_systemd += k > 0;
 		}
+		/* the version unknown: a service applies if either reading
+		 * has it do so */
+		if (!applies && lines == PAM_LINES_UNKNOWN && s.crossed) {
+			struct service t = {.dir = dir,
+			                    .map_etc = pam_dir != NULL,
+			                    .name = all[i],
+			                    .lines = PAM_LINES_STOP};
+
+			if (read_file(&t, t.name, 0, ST_ANY, NULL, 0) == 0 && service_applies(&t))
+				u->applying++;
+			service_free(&t);
+		}
 		service_free(&s);
-		free(all[i]);
+		if (first && u->applying)
+			break;
 	}
+	for (i = 0; i < n; i++)
+		free(all[i]);
 	free(all);
 	return 0;
+}
+
+int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u)
+{
+	enum pam_lines lines = PAM_LINES_UNKNOWN;
+	char version[128];
+
+	if (pam_installed_version(DPKG_STATUS, version, sizeof(version)) != 0 ||
+	    pam_lines_of(version, &lines) != 0)
+		lines = PAM_LINES_JOIN;
+	return scan_services(pam_dir, lines, false, u);
+}
+
+int audit_applied(const char *pam_dir)
+{
+	struct pam_systemd_use u;
+	int r;
+
+	/* both readings of continued lines, rather than the package
+	 * database's few MiB read at every login shell */
+	r = scan_services(pam_dir, PAM_LINES_UNKNOWN, true, &u);
+	return r < 0 ? r : u.applying > 0;
 }

@@ -30,13 +30,25 @@ int audit_run(const struct audit_opts *o, FILE *out);
  * of the services of pam_dir (NULL: /etc/pam.d) whose session stack
  * applies pam_envd.so, how many have pam_systemd.so on an earlier session
  * line; and how many services have pam_systemd.so in the session stack at
- * all.  Read as audit reads them, silently.  Returns 0, or -errno when the
+ * all; and where pam_env.so still reads ~/.pam_environment.  Read as audit
+ * reads them, silently.  Returns 0, or -errno when the
  * directory cannot be listed. */
 struct pam_systemd_use {
 	size_t applying;
 	size_t after_systemd;
 	size_t with_systemd;
+	/* the first service applying pam_envd.so where pam_env.so
+	 * user_readenv=1 still reads ~/.pam_environment: "SERVICE
+	 * (FILE:LINE)", or "" */
+	char readenv[256];
 };
 int audit_pam_systemd(const char *pam_dir, struct pam_systemd_use *u);
+
+/* Whether a service of pam_dir (NULL: /etc/pam.d) applies pam_envd.so, as
+ * audit's summary counts them, reading up to the first that does (and
+ * continued lines both ways, without the package database: cheap enough
+ * for every login shell).  Returns 1, 0 (none: "no service applies
+ * pam_envd.so") or -errno when the directory cannot be listed. */
+int audit_applied(const char *pam_dir);
 
 #endif

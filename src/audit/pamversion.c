@@ -22,6 +22,8 @@
 #include "child.h"
 #include "pamversion.h"
 
+#define ECONF ",econf"
+
 int pam_lines_of(const char *s, enum pam_lines *lines)
 {
 	unsigned long major, minor;
@@ -40,7 +42,8 @@ int pam_lines_of(const char *s, enum pam_lines *lines)
 	if (*end != '.' || !isdigit((unsigned char)end[1]))
 		return -1;
 	minor = strtoul(end + 1, &end, 10);
-	if (*end != '\0' && *end != '.' && *end != '-' && *end != '+' && *end != '~')
+	if (*end != '\0' && *end != '.' && *end != '-' && *end != '+' && *end != '~' &&
+	    strcmp(end, ECONF) != 0)
 		return -1;
 	*lines = major < 1 || (major == 1 && minor < 6) ? PAM_LINES_JOIN : PAM_LINES_STOP;
 	return 0;
@@ -59,10 +62,33 @@ static const char *field(const char *line, const char *name)
 /* dpkg's status file, read whole: a few MiB on a large system */
 #define STATUS_MAX (64u << 20)
 
-int pam_installed_version(const char *path, char *version, size_t size)
+bool pam_econf_of(const char *s)
+{
+	unsigned long major, minor, patch = 0;
+	const char *colon = strchr(s, ':');
+	size_t n = strlen(s);
+	char *end;
+
+	if (n < sizeof(ECONF) || strcmp(s + n - (sizeof(ECONF) - 1), ECONF) != 0)
+		return false;
+	if (colon)
+		s = colon + 1;
+	major = strtoul(s, &end, 10);
+	if (*end != '.')
+		return false;
+	minor = strtoul(end + 1, &end, 10);
+	if (*end == '.')
+		patch = strtoul(end + 1, &end, 10);
+	return major > 1 || (major == 1 && (minor > 5 || (minor == 5 && patch >= 3)));
+}
+
+/* The value of field (with its colon) in the stanza of the installed
+ * package pkg, into value (size bytes).  Returns 0, or -1. */
+static int installed_field(const char *path, const char *pkg_name, const char *name, char *value,
+                           size_t size)
 {
 	struct envd_path_read rd = {.any_owner = true, .max = STATUS_MAX};
-	char ver[128] = "", *line, *end, *nl;
+	char ver[4096] = "", *line, *end, *nl;
 	bool pkg = false, installed = false, last = false;
 	const char *v;
 	int r = -1;
@@ -78,14 +104,14 @@ int pam_installed_version(const char *path, char *version, size_t size)
 			nl = end; /* the NUL after the data */
 		*nl = '\0';
 		if ((v = field(line, "Package:")))
-			pkg = strcmp(v, "libpam0g") == 0;
+			pkg = strcmp(v, pkg_name) == 0;
 		else if ((v = field(line, "Status:")))
 			installed = strlen(v) > 10 && strcmp(v + strlen(v) - 10, " installed") == 0;
-		else if ((v = field(line, "Version:")) && strlen(v) < sizeof(ver))
+		else if ((v = field(line, name)) && strlen(v) < sizeof(ver))
 			memcpy(ver, v, strlen(v) + 1);
 		if (line == nl || last) { /* a stanza ends */
 			if (pkg && installed && ver[0] && strlen(ver) < size) {
-				memcpy(version, ver, strlen(ver) + 1);
+				memcpy(value, ver, strlen(ver) + 1);
 				r = 0;
 			}
 			pkg = installed = false;
@@ -94,4 +120,20 @@ int pam_installed_version(const char *path, char *version, size_t size)
 	}
 	free(rd.data);
 	return r;
+}
+
+int pam_installed_version(const char *path, char *version, size_t size)
+{
+	char depends[4096];
+	size_t n;
+
+	if (installed_field(path, "libpam0g", "Version:", version, size) != 0)
+		return -1;
+	/* pam_env.so is libpam-modules': built with libeconf where it
+	 * depends on it */
+	n = strlen(version);
+	if (installed_field(path, "libpam-modules", "Depends:", depends, sizeof(depends)) == 0 &&
+	    strstr(depends, "libeconf") && n + sizeof(ECONF) <= size)
+		memcpy(version + n, ECONF, sizeof(ECONF));
+	return 0;
 }

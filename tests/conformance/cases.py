@@ -1123,18 +1123,23 @@ case("unsafe_world_writable_file", "a world-writable file in a system directory"
 
 def own_group_private():
     """Whether the running user's primary group is a user-private group as
-    envd judges it (lib/child.c envd_group_private): not root's, no member
-    but the user, no other account's primary group.  Group write by it is
-    then accepted, as systemd accepts it; any other group's is refused."""
+    envd judges it (lib/ids.c envd_group_private): not root's, named as the
+    user, no member but the user, and the account of that name is the user
+    with that primary group, and no other local account has it as its
+    primary group.  Group write by it is then accepted, as
+    systemd accepts it; any other group's is refused."""
     uid, gid = os.getuid(), os.getgid()
     if gid == 0:
         return False
     try:
         me = pwd.getpwuid(uid).pw_name
-        members = grp.getgrgid(gid).gr_mem
+        group = grp.getgrgid(gid)
+        named = pwd.getpwnam(group.gr_name)
     except KeyError:
         return False
-    if any(m != me for m in members):
+    if group.gr_name != me or any(m != me for m in group.gr_mem):
+        return False
+    if named.pw_uid != uid or named.pw_gid != gid:
         return False
     return not any(p.pw_gid == gid and p.pw_uid != uid for p in pwd.getpwall())
 

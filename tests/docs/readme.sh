@@ -269,9 +269,16 @@ done
 sed -e "s|@bindir@|$T/bin|g" -e 's|@sysconfdir@|/etc|g' \
 	"$top_srcdir/profile/pam_envd.sh.in" >/etc/profile.d/pam_envd.sh
 
-# a ~/.pam_environment for the migration
-setpriv --reuid="$user" --regid="$user" --init-groups sh -c \
-	"printf '%s\n' 'PAGER DEFAULT=less' 'MY_DIR DEFAULT=@{HOME}/work' >'$home/.pam_environment'"
+# a ~/.pam_environment for the migration, made when its block comes: the
+# user of the sections before it has none (check warns while one exists
+# and a service still reads it)
+pam_environment_made=
+make_pam_environment() {
+	[ -z "$pam_environment_made" ] || return 0
+	pam_environment_made=1
+	setpriv --reuid="$user" --regid="$user" --init-groups sh -c \
+		"printf '%s\n' 'PAGER DEFAULT=less' 'MY_DIR DEFAULT=@{HOME}/work' >'$home/.pam_environment'"
+}
 
 # run N LINE KIND EXPECT
 run_block() {
@@ -307,6 +314,7 @@ while IFS=$'\t' read -r n line ann; do
 	case $kind in user | root) ;; *) continue ;; esac
 	expect=
 	case $arg in expect=*) expect=${arg#expect=} ;; esac
+	if grep -q import-pam-environment "$T/blocks/$n"; then make_pam_environment; fi
 	run_block "$n" "$line" "$kind" "$expect"
 done <"$T/blocks/list"
 

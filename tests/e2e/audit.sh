@@ -482,16 +482,61 @@ debian_services="common-session gdm-password greetd lightdm login sddm sshd su"
 ok_lines=
 for s in $debian_services; do ok_lines="$ok_lines$s: ok
 "; done
-e audit --pam-dir="$DEBIAN"
+# Debian 12's sshd and sddm: pam_env.so user_readenv=1 after @include
+# common-session reads ~/.pam_environment as root, and wins
+readenv() { # SERVICE
+	echo "$1: $1:$(grep -n '^session.*pam_env.so.*user_readenv=1' "$DEBIAN/$1" | cut -d: -f1): pam_env.so user_readenv=1 reads ~/.pam_environment as root in the sessions pam_envd.so applies to: whichever of the two comes later wins, and names pam_envd.so refuses (PYTHONPATH, LD_*, ...) come through; fix: remove user_readenv=1 from this line (keep its other options) once the users' files are in environment.d (envd import-pam-environment)"
+}
+e audit --pam-version=1.5.2-6+deb12u3 --pam-dir="$DEBIAN"
+expect_rc "Debian 12 with the pair: sshd's and sddm's user_readenv=1" 1
+expect_out "Debian 12 with the pair: sshd's and sddm's user_readenv=1" "$(printf '%s' "$ok_lines" | sed -e "s|^sshd: ok\$|$(readenv sshd)|" -e "s|^sddm: ok\$|$(readenv sddm)|")
+11 services checked, 8 apply pam_envd.so, 2 findings
+"
+# not where pam_envd.so does not apply
+mkdir -p "$T/readenv"
+printf '%s\n' 'session required pam_unix.so' 'session required pam_env.so user_readenv=1' >"$T/readenv/sshd"
+e audit --pam-dir="$T/readenv" sshd
+expect_out "user_readenv=1 where pam_envd.so does not apply: no finding" 'sshd: pam_envd.so does not apply in the session stack
+no service applies pam_envd.so
+1 service checked, 0 apply pam_envd.so, 0 findings
+'
+# the fix README gives: the line without user_readenv=1
+DF=$T/debian-fixed
+cp -r "$DEBIAN" "$DF"
+sed -i 's/ user_readenv=1//' "$DF/sshd" "$DF/sddm"
+e audit --pam-dir="$DF"
 expect_rc "Debian 12 with the pair" 0
 # common-auth, common-account and common-password are checked too
 expect_out "Debian 12 with the pair" "${ok_lines}11 services checked, 8 apply pam_envd.so, 0 findings
 "
 expect_no_err "Debian 12 with the pair"
 
+# Linux-PAM 1.5.3 and later built with libeconf: pam_env.so reads
+# /etc/environment.d itself, literally (the lines without envfile=)
+econf() { # SERVICE LINE VERSION
+	echo "$1: $1:$2: pam_env.so of Linux-PAM $3 (built with libeconf) reads /etc/environment and every /etc/environment.d/*.conf itself, each line literally: a \$NAME there is not expanded, so PATH=...:\$PATH gives these sessions a literal \"\$PATH\"; fix: keep lines that expand in /usr/local/lib/environment.d/ (pam_envd.so reads it, pam_env.so does not), or give this line envfile=/etc/environment"
+}
+sshd_env=$(grep -n '^session.*pam_env.so # \[1\]' "$DF/sshd" | cut -d: -f1)
+login_env=$(grep -n '^session.*pam_env.so *$\|^session.*pam_env.so readenv=1$' "$DF/login" | head -n 1 | cut -d: -f1)
+for v in 1.5.3,econf 1.7.0-5,econf 1:1.5.3-5ubuntu5,econf; do
+	e audit --pam-version="$v" --pam-dir="$DF" sshd login
+	expect_rc "Linux-PAM $v: pam_env reads /etc/environment.d" 1
+	expect_out "Linux-PAM $v: pam_env reads /etc/environment.d" "$(econf sshd "$sshd_env" "${v%,econf}")
+$(econf login "$login_env" "${v%,econf}")
+2 services checked, 2 apply pam_envd.so, 2 findings
+"
+done
+for v in 1.5.2,econf 1.5.3 1.7.0 1.5.2-6+deb12u3; do
+	e audit --pam-version="$v" --pam-dir="$DF" sshd login
+	expect_out "Linux-PAM $v: pam_env reads no /etc/environment.d" "sshd: ok
+login: ok
+2 services checked, 2 apply pam_envd.so, 0 findings
+"
+done
+
 # a pam_exec helper before the cleanup line of common-session: every service
 D=$T/debian
-cp -r "$DEBIAN" "$D"
+cp -r "$DF" "$D"
 sed -i 's/^session\toptional\tpam_envd.so cleanup$/session\toptional\tpam_exec.so \/usr\/local\/sbin\/logout-hook\n&/' "$D/common-session"
 line=$(grep -n 'logout-hook' "$D/common-session" | cut -d: -f1)
 want=
@@ -503,7 +548,7 @@ expect_out "Debian 12, a helper before the cleanup line" "${want}11 services che
 "
 
 # in one service, before its @include common-session
-cp "$DEBIAN/common-session" "$D/common-session"
+cp "$DF/common-session" "$D/common-session"
 sed -i 's/^@include common-session$/session optional pam_exec.so type=close_session \/usr\/local\/sbin\/hook\n&/' "$D/sshd"
 line=$(grep -n 'sbin/hook' "$D/sshd" | cut -d: -f1)
 e audit --pam-dir="$D" sshd lightdm

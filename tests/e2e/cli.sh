@@ -83,6 +83,27 @@ dir_lines() {
 # an empty PAM directory: a login has no XDG_RUNTIME_DIR from pam_systemd
 PAM0=$T/pam0
 mkdir -p "$PAM0"
+# one that applies pam_envd.so, without pam_systemd: show, check and files
+# read it unless a test names another, so that what they say does not
+# depend on what /etc/pam.d has while other tests add and remove services
+PAMON=$T/pamon
+mkdir -p "$PAMON"
+printf '%s\n' 'session optional pam_envd.so cleanup' 'session required pam_unix.so' \
+	'session optional pam_envd.so' >"$PAMON/login"
+e() {
+	local a pin=
+	for a; do
+		case $a in
+		--pam-dir=*)
+			pin=
+			break
+			;;
+		show | check | files) pin=--pam-dir=$PAMON ;;
+		esac
+	done
+	"$ENVD" ${pin:+"$pin"} "$@" >"$H_OUT" 2>"$H_ERR"
+	rc=$?
+}
 
 # the caller, as a login of the caller would see it
 me=$(id -un)
@@ -445,10 +466,10 @@ used    $UL/a.conf
 errors_expected="$E_/25-gw.conf: error: writable by group or others, skipped; fix: chmod go-w $E_/25-gw.conf
 $RU/80-fifo.conf: error: not a regular file, skipped; fix: make it a regular file
 "
-xe() { e --pam-dir="$PAM0" --root="$R" --user-dir="$U" "$@"; }
+xe() { e --pam-dir="$PAMON" --root="$R" --user-dir="$U" "$@"; }
 xdirs=$(dir_lines '' "$U" 2 "$R" 4 2 1 8)
 model0="# before pam_envd.so the login has HOME, USER, LOGNAME and SHELL from the passwd entry, PATH, and:
-#   no XDG_RUNTIME_DIR: no service has pam_systemd.so
+#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of the 1 service that apply it
 #   not known here, each session sets them: XDG_SESSION_TYPE, XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)"
 
 xe show
@@ -512,7 +533,7 @@ doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), object_pairs_ho
 def obj(pairs):
     return dict(pairs)
 assert [k for k, _ in doc] == ["variables", "directories", "files", "login",
-                               "user_directory_skipped", "check"], doc
+                               "no_service_applies", "user_directory_skipped", "check"], doc
 top = dict(doc)
 vs = top["variables"]
 for v in vs:
@@ -961,8 +982,8 @@ QUOTES=it's "$HOME" `id` $$(id) \\ end
 EOF
 printf 'MULTI="one\ntwo'"'"'three"\n' >"$RA/u/20-multi.conf"
 ra() {
-	e_env -i HOME=/h "$@" -- --root="$RA/r" --user-dir="$RA/u" show --format=shell \
-		--reapply=PATH,XDG_DATA_DIRS,TWICE,FIXED,QUOTES,MULTI
+	e_env -i HOME=/h "$@" -- --pam-dir="$PAMON" --root="$RA/r" --user-dir="$RA/u" \
+		show --format=shell --reapply=PATH,XDG_DATA_DIRS,TWICE,FIXED,QUOTES,MULTI
 }
 ra PATH=/usr/bin:/bin XDG_DATA_DIRS=/usr/share TWICE=t FIXED=/else
 expect_rc "reapply over values a profile replaced" 0
@@ -998,11 +1019,69 @@ else
 	fail "reapply: shell output evaluated by sh gives the values" "got: $out"
 fi
 # the snippet's command over its own result: a fixed point
-e_env -i HOME=/h PATH=/h/.local/bin:/usr/bin:/opt/tail -- --root="$RA/r" --user-dir="$RA/u" \
-	show --format=shell --reapply=PATH
+e_env -i HOME=/h PATH=/h/.local/bin:/usr/bin:/opt/tail -- --pam-dir="$PAMON" --root="$RA/r" \
+	--user-dir="$RA/u" show --format=shell --reapply=PATH
 expect_no_out "reapply twice: the second run changes nothing"
-e_env -i HOME=/h PATH=/usr/bin -- --root="$RA/r" --user-dir="$RA/u" show --format=env --reapply=NOPE
+e_env -i HOME=/h PATH=/usr/bin -- --pam-dir="$PAMON" --root="$RA/r" --user-dir="$RA/u" \
+	show --format=env --reapply=NOPE
 expect_no_out "reapply: a name the files do not set is left out"
+
+# off means off: where no service applies pam_envd.so (pam-auth-update
+# --disable takes both lines out, or an admin deletes them) the snippet
+# gives a login shell nothing; a cleanup line alone, a commented-out
+# applying line or a continued comment do not apply it either.  Where
+# the directory cannot be read the snippet cannot tell: as before.
+RO=$T/pam-off
+mkdir -p "$RO"
+printf '%s\n' 'session optional pam_envd.so cleanup' 'session required pam_unix.so' \
+	'#session optional pam_envd.so' >"$RO/login"
+printf '%s\n' '@include common-session' >"$RO/sshd"
+printf '%s\n' 'session required pam_unix.so' '# session optional pam_envd.so \' \
+	'session optional pam_systemd.so' >"$RO/common-session"
+for pd in "$PAM0" "$RO"; do
+	e_env -i HOME=/h PATH=/usr/bin:/bin -- --pam-dir="$pd" --root="$RA/r" --user-dir="$RA/u" \
+		show --format=shell --reapply=PATH
+	expect_rc "reapply where no service applies pam_envd.so (${pd##*/})" 0
+	expect_no_out "reapply where no service applies pam_envd.so (${pd##*/}): nothing"
+	expect_no_err "reapply where no service applies pam_envd.so (${pd##*/})"
+done
+# applied in the auth stack only, through an include: applied
+printf '%s\n' 'auth optional pam_envd.so' >"$RO/common-auth"
+printf '%s\n' '@include common-auth' >"$RO/su"
+e_env -i HOME=/h PATH=/usr/bin:/bin -- --pam-dir="$RO" --root="$RA/r" --user-dir="$RA/u" \
+	show --format=shell --reapply=PATH
+expect_out "reapply where a service applies it in the auth stack" "export PATH='/h/.local/bin:/usr/bin:/bin:/opt/tail'
+"
+rm "$RO/su" "$RO/common-auth"
+e_env -i HOME=/h PATH=/usr/bin:/bin -- --pam-dir="$T/no-such-dir" --root="$RA/r" \
+	--user-dir="$RA/u" show --format=shell --reapply=PATH
+expect_out "reapply where the PAM directory cannot be read: as before" "export PATH='/h/.local/bin:/usr/bin:/bin:/opt/tail'
+"
+# show and check say so first, on stderr (-q: not); --explain in a
+# comment line, json in a member; the exit status stays check's
+unapplied="no service in $RO applies pam_envd.so: no login gets these variables, and the login-shell snippet applies none (envd audit)"
+mkdir -p "$RA/clean"
+echo 'EDITOR=vi' >"$RA/clean/10-editor.conf"
+for cmd in show check; do
+	e --pam-dir="$RO" --root="$RA/r" --user-dir="$RA/clean" "$cmd"
+	expect_rc "$cmd where no service applies pam_envd.so" 0
+	expect_err_has "$cmd where no service applies pam_envd.so: says so" "envd: note: $unapplied"
+	e -q --pam-dir="$RO" --root="$RA/r" --user-dir="$RA/clean" "$cmd"
+	expect_no_err "$cmd -q where no service applies pam_envd.so"
+	e --pam-dir="$PAMON" --root="$RA/r" --user-dir="$RA/clean" "$cmd"
+	expect_no_err "$cmd where a service applies pam_envd.so"
+done
+e --pam-dir="$RO" --root="$RA/r" --user-dir="$RA/u" show --explain
+if [ "$(head -n 1 "$T/out")" = "# $unapplied" ]; then
+	pass "show --explain where no service applies pam_envd.so: its first line says so"
+else fail "show --explain where no service applies pam_envd.so: its first line says so" "$(head -n 2 "$T/out")"; fi
+if have_cmds jq; then
+	for pd in "$RO:true" "$PAMON:false" "$T/no-such-dir:null"; do
+		e --pam-dir="${pd%:*}" --root="$RA/r" --user-dir="$RA/u" show --explain -f json
+		expect_true "show --explain -f json: no_service_applies is ${pd##*:} (${pd%:*})" \
+			test "$(jq -c .no_service_applies "$T/out")" = "${pd##*:}"
+	done
+fi
 usage_case "--reapply with a bad name" show --reapply='A;B'
 usage_case "--reapply with an empty name" show --reapply=PATH,,X
 usage_case "--reapply with check" check --reapply=PATH
@@ -1088,6 +1167,30 @@ $D/30-unreadable.conf: error: permission denied (read as $tmp_user), skipped; fi
 		expect_out_lacks "root, show --explain USER: no secret" topsecret
 		e_env HOME=/root XDG_CONFIG_HOME=/root/.config -- --root="$S/r" files "$tmp_user"
 		expect_out "root, files USER: the caller's HOME does not matter" "$tu_files"
+		# --inherit as root for another user: root's environment would be
+		# the base of the user's reader and generators (a generator's
+		# environment is the user's to read in /proc/PID/environ)
+		mkdir -p "$S/gen"
+		printf '#!/bin/sh\necho "SEEN=${ENVD_ROOT_SECRET:-none}"\n' >"$S/gen/50-seen"
+		chmod 755 "$S/gen" "$S/gen/50-seen"
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --generators \
+			--generator-dirs="$S/gen" show "$tmp_user"
+		expect_out "root, --generators show USER: the generator runs, without root's environment" \
+			"$tu_out""SEEN=none
+"
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --inherit --generators \
+			--generator-dirs="$S/gen" show "$tmp_user"
+		expect_rc "root, --inherit --generators show USER: refused" 2
+		expect_out_lacks "root, --inherit --generators show USER: root's environment not passed" \
+			rootsecret
+		expect_err "root, --inherit show USER: says why" \
+			"envd: --inherit expands against this process's environment: as root it takes no other user: $tmp_user
+Try 'envd --help'.
+"
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --reapply=PATH show "$tmp_user"
+		expect_rc "root, --reapply show USER: refused" 2
+		e_env ENVD_ROOT_SECRET=rootsecret -- --root="$S/r" --inherit --no-user show root
+		expect_rc "root, --inherit show root: root's own, allowed" 0
 		# the same user running envd: the same view
 		if have_cmds setpriv && setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups test -x "$ENVD" 2>/dev/null; then
 			setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups \
@@ -1101,6 +1204,29 @@ skipped $D/30-unreadable.conf (permission denied)
 used    $D/40-public.conf
 skipped $S/r/etc/environment.d/50-sys.conf (permission denied)
 "
+			# a ~/.pam_environment that pam_env.so still reads as
+			# root where pam_envd.so applies: check warns
+			RE=$T/pam-readenv
+			mkdir -p "$RE"
+			printf '%s\n' 'session optional pam_envd.so cleanup' '@include common-session' \
+				'session required pam_env.so user_readenv=1 envfile=/etc/default/locale' >"$RE/sshd"
+			printf '%s\n' 'session required pam_unix.so' 'session optional pam_envd.so' >"$RE/common-session"
+			as_tu() {
+				setpriv --reuid="$tu_uid" --regid="$tu_gid" --init-groups \
+					env -i PATH=/usr/bin:/bin "$ENVD" "$@" >"$T/out" 2>"$T/err"
+				rc=$?
+			}
+			as_tu --pam-dir="$RE" --root="$RA/r" --user-dir="$RA/clean" check
+			expect_rc "check without ~/.pam_environment" 0
+			printf 'PYTHONPATH DEFAULT=/x\n' >"$tu_home/.pam_environment"
+			chown "$tu_uid:$tu_gid" "$tu_home/.pam_environment"
+			as_tu --pam-dir="$RE" --root="$RA/r" --user-dir="$RA/clean" check
+			expect_rc "check: ~/.pam_environment that a service still reads" 1
+			expect_out "check: ~/.pam_environment that a service still reads" "$tu_home/.pam_environment: warning: pam_env.so user_readenv=1 still reads this file, as root, in sshd (sshd:3), a service that also applies pam_envd.so: whichever comes later wins, and names pam_envd.so refuses come through; move it (envd import-pam-environment), then remove it, or have an administrator drop user_readenv=1 from that line
+"
+			as_tu --pam-dir="$PAMON" --root="$RA/r" --user-dir="$RA/clean" check
+			expect_rc "check: ~/.pam_environment that no service reads" 0
+			rm -f "$tu_home/.pam_environment"
 		else
 			skip "the user themselves (cannot run $ENVD as $tmp_user)"
 		fi

@@ -192,6 +192,35 @@ run_host "$p"
 expect_eq "writable by others: never read" "$(penv UPG)" ""
 as "$p" chmod 775 "$pd"
 
+# --- POSIX ACLs: write an ACL grants is others' write --------------------------
+# Another account given write by an ACL (a named user, a named group, or
+# only the mask) on the file, the directory or its parent (~/.config, 0775
+# by umask 002 and of the private group): the group bits are the ACL's
+# mask, and the private group's exception must not let it through.
+pf=$pd/10-upg.conf
+pp=$(dirname "$pd")
+if ! have_cmds setfacl || ! setfacl -m "u:$q:r" "$pf" 2>/dev/null || ! setfacl -b "$pf"; then
+	skip "POSIX ACLs (no setfacl, or no ACLs on this file system)"
+else
+	expect_eq "the parent is group-writable (umask 002)" "$(stat -c %a "$pp")" 775
+	for grant in "u:$q:rw" "g:$qg:w" "m::rw"; do
+		for target in file dir parent; do
+			case $target in
+			file) path=$pf ;;
+			dir) path=$pd ;;
+			*) path=$pp ;;
+			esac
+			setfacl -m "$grant" "$path"
+			run_host "$p"
+			expect_eq "ACL ${grant%%:"$q"*} on the $target: not read" "$(penv UPG)" ""
+			expect_eq "ACL on the $target: the system files apply" "$(penv SYS_CHILD)" 1
+			setfacl -b "$path"
+		done
+	done
+	run_host "$p"
+	expect_eq "the ACLs removed: read again" "$(penv UPG)" yes
+fi
+
 # --- unreadable, missing and huge homes -------------------------------------------
 h=$(home_of "$u")
 chmod 000 "$h"

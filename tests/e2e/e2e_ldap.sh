@@ -6,102 +6,43 @@
 #
 # slapd on 127.0.0.1 (a free port, a database of its own below the scratch
 # directory), nslcd and libnss-ldapd in front of it, both started here and
-# stopped by pid at exit; /etc/nslcd.conf and /etc/nsswitch.conf are
-# backed up and put back byte for byte at exit (also on failure), and
-# nsswitch.conf holds "ldap" only while the logins run.  A real login with
+# stopped by pid at exit; /etc/nslcd.conf is backed up and put back byte
+# for byte at exit (also on failure); the logins run in a private mount
+# namespace whose /etc/nsswitch.conf has "ldap", the system's is never
+# changed.  A real login with
 # pamtester: the LDAP user in LDAP groups gets its per-user and per-group
 # values; hostile names from the directory ("..", a user and a group) build
-# no path.
+# no path.  Then slapd stops: nslcd has no cache, and the login must end
+# within the bound (LDAP_DOWN_MS) with the system values.  The slapd
+# setup and the namespace are tests/lib/ldap_lib.sh's, shared
+# with e2e_sssd.sh.
 # shellcheck disable=SC2317 # the stop and restore functions run by at_exit
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/e2e_lib.sh"
 e2e_init
-need_cmds slapd ldapadd ldapsearch nslcd getent cmp
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/ldap_lib.sh"
+need_cmds nslcd
 compgen -G "/usr/lib/*/libnss_ldap.so.2" >/dev/null ||
 	skip_all "libnss_ldap.so.2 missing (package libnss-ldapd)"
-for s in /etc/ldap/schema/core.schema /etc/ldap/schema/cosine.schema /etc/ldap/schema/nis.schema; do
-	[ -f "$s" ] || skip_all "$s missing (package slapd)"
-done
 # a running nslcd is the system's: its socket is not ours to take
 if [ -S /run/nslcd/socket ] || pgrep -x nslcd >/dev/null 2>&1; then
 	skip_all "an nslcd is running already; this test starts its own"
 fi
 
 L=$E2E_TMP/ldap
-mkdir -p "$L/db"
-chmod 700 "$L"
-base=dc=envd,dc=test
+ldap_init "$L"
+ldap_ids 10
+base=$LDAP_BASE
+id0=$LDAP_ID0
 tag=admin-$$
 user=$tag-l              # the LDAP user
 ga=$tag-la gb=$tag-lb    # its LDAP groups
 gp=$tag-lp               # its primary group
 gx=$tag-lx               # a group it is not in
-# numbers no local account has (a scan of the files database)
-id0=$((3900000 + ($$ % 10000) * 10))
-for n in $(seq "$id0" $((id0 + 9))); do
-	if getent -s files passwd "$n" >/dev/null || getent -s files group "$n" >/dev/null; then
-		skip_all "uid or gid $n is taken"
-	fi
-done
 
-# --- slapd ------------------------------------------------------------------------
-cat >"$L/slapd.conf" <<EOF
-include /etc/ldap/schema/core.schema
-include /etc/ldap/schema/cosine.schema
-include /etc/ldap/schema/nis.schema
-pidfile $L/slapd.pid
-modulepath /usr/lib/ldap
-moduleload back_mdb
-database mdb
-maxsize 10485760
-suffix "$base"
-rootdn "cn=admin,$base"
-rootpw secret
-directory $L/db
-EOF
-slapd_pid=
-stop_slapd() {
-	[ -n "$slapd_pid" ] || return 0
-	kill "$slapd_pid" 2>/dev/null
-	for _ in $(seq 1 50); do kill -0 "$slapd_pid" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$slapd_pid" 2>/dev/null
-	slapd_pid=
-}
-at_exit stop_slapd
-uri=
-for _ in 1 2 3 4 5; do
-	port=$((20000 + RANDOM % 20000))
-	# -d: in the foreground, so that $! is slapd itself
-	slapd -f "$L/slapd.conf" -h "ldap://127.0.0.1:$port/" -d 0 >"$L/slapd.log" 2>&1 &
-	slapd_pid=$!
-	for _ in $(seq 1 50); do
-		if ldapsearch -x -H "ldap://127.0.0.1:$port/" -b "" -s base >/dev/null 2>&1; then
-			uri=ldap://127.0.0.1:$port/
-			break 2
-		fi
-		kill -0 "$slapd_pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	stop_slapd
-done
-[ -n "$uri" ] || { echo "FAIL: slapd did not start:"; tail -n 20 "$L/slapd.log"; exit 1; }
-pass "slapd answers on $uri"
-
-ldapadd -x -H "$uri" -D "cn=admin,$base" -w secret >"$L/ldapadd.log" 2>&1 <<EOF
-dn: $base
-objectClass: dcObject
-objectClass: organization
-dc: envd
-o: envd
-
-dn: ou=people,$base
-objectClass: organizationalUnit
-ou: people
-
-dn: ou=groups,$base
-objectClass: organizationalUnit
-ou: groups
-
+slapd_start
+uri=$LDAP_URI
+ldap_add <<EOF
 dn: uid=$user,ou=people,$base
 objectClass: account
 objectClass: posixAccount
@@ -152,17 +93,8 @@ gidNumber: $((id0 + 6))
 memberUid: $user
 memberUid: ..
 EOF
-rc=$?
-[ $rc = 0 ] || { echo "FAIL: ldapadd exited $rc:"; cat "$L/ldapadd.log"; exit 1; }
 
 # --- nslcd, with /etc/nslcd.conf of this test ---------------------------------
-restore_file() { # FILE BACKUP: FILE back as it was (absent when BACKUP is)
-	if [ -e "$2" ]; then
-		cp -p "$2" "$1" && cmp -s "$2" "$1" || echo "FAIL: $1 not restored" >&2
-	else
-		rm -f "$1"
-	fi
-}
 [ ! -e /etc/nslcd.conf ] || cp -p /etc/nslcd.conf "$L/nslcd.conf.orig"
 nslcd_pid="" made_run=""
 stop_nslcd() {
@@ -217,21 +149,14 @@ session  required pam_exec.so $HELPER $OUT
 EOF
 )
 
-# --- the window: nsswitch.conf with ldap --------------------------------------------
-cp -p /etc/nsswitch.conf "$L/nsswitch.conf.orig"
-nss_on=
-nss_restore() {
-	[ -n "$nss_on" ] || return 0
-	restore_file /etc/nsswitch.conf "$L/nsswitch.conf.orig"
-	nss_on=
-}
-at_exit nss_restore
-nss_on=1
-t0=$(date +%s%N)
-sed -E 's/^(passwd|group):.*/& ldap/' "$L/nsswitch.conf.orig" >/etc/nsswitch.conf
+# what every login gets, also with the directory down
+echo "FLEET=system" >"$E2E_TMP/sys/etc/environment.d/10-fleet.conf"
 
-found=$(getent passwd "$user" | cut -d: -f3)
-groups=$(id -Gn "$user" 2>/dev/null | tr " " "\n" | LC_ALL=C sort | tr "\n" " ")
+# --- the logins, in a namespace whose nsswitch.conf has ldap ------------------------
+ns_start
+nss_in_ns ldap
+found=$(in_ns getent passwd "$user" | cut -d: -f3)
+groups=$(in_ns id -Gn "$user" 2>/dev/null | tr " " "\n" | LC_ALL=C sort | tr "\n" " ")
 : >"$E2E_LOG"
 e2e_pam "$svc" "$user" open_session
 r=$(record "$user")
@@ -239,14 +164,20 @@ cp "$r" "$L/user.env" 2>/dev/null
 e2e_pam "$svc" .. open_session
 cp "$(record ..)" "$L/dotdot.env" 2>/dev/null
 if [ -x "${ENVD:-}" ]; then
-	"$ENVD" files "$user" -q --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/files.out" 2>&1
-	"$ENVD" show "$user" -v --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/show.out" \
+	in_ns "$ENVD" files "$user" -q --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/files.out" 2>&1
+	in_ns "$ENVD" show "$user" -v --system-dirs "$SYSDIRS" --admin-dir "$adm" >"$L/show.out" \
 		2>"$L/show.err"
 fi
-nss_restore
-echo "nsswitch.conf held ldap for $((($(date +%s%N) - t0) / 1000000)) ms"
-expect_true "nsswitch.conf restored byte for byte" cmp -s "$L/nsswitch.conf.orig" /etc/nsswitch.conf
-expect_false "the LDAP user is gone with the window" getent passwd "$user"
+# the directory goes down: nslcd has no cache, the user is unknown, and
+# nslcd answers the first lookups only after its retries (about 10 s with
+# its defaults).  pamtester looks up nobody itself: what the session takes
+# is the stack's, and must end within the bound with the system values.
+slapd_stop
+e2e_pam "$svc" "$user" open_session
+down_rc=$E2E_RC down_ms=$E2E_MS
+cp "$(record "$user")" "$L/down.env" 2>/dev/null || : >"$L/down.env"
+nss_unchanged
+expect_false "the LDAP user is not seen outside the namespace" getent passwd "$user"
 
 expect_eq "the user comes from LDAP" "$found" "$id0"
 expect_eq "its LDAP groups" "$groups" ".. $ga $gb $gp "
@@ -260,6 +191,11 @@ expect_false "not a group it is not in" hasvar "$L/user.env" NOT_MEMBER
 expect_false "group .. builds no path" hasvar "$L/user.env" HOSTILE
 expect_true "user .. : the session opens" test -s "$L/dotdot.env"
 expect_false "user .. builds no path" hasvar "$L/dotdot.env" HOSTILE
+expect_eq "slapd down: open_session succeeds" "$down_rc" 0
+expect_true "slapd down: the login ends within ${LDAP_DOWN_MS} ms (${down_ms} ms)" \
+	test "$down_ms" -le "$LDAP_DOWN_MS"
+expect_eq "slapd down: the system values" "$(getvar "$L/down.env" FLEET)" system
+expect_false "slapd down: no directory group's value (nslcd caches nothing)" hasvar "$L/down.env" ONLY_B
 expect_eq "user .. still gets its groups' values" "$(getvar "$L/dotdot.env" ONLY_B)" yes
 [ -z "$E2E_SHIM" ] || expect_true "user .. : said in the log" \
 	grep -q "the user's name cannot name a directory" "$E2E_LOG"

@@ -45,8 +45,10 @@ pamdir() {
 	mkdir -p "$d"
 	printf '%s\n' "$@" >"$d/login"
 }
-NOPAM=$T/pam-empty
-mkdir -p "$NOPAM"
+# a service that applies pam_envd.so, without pam_systemd.so: no
+# XDG_RUNTIME_DIR, and no "no service applies pam_envd.so" either
+NOPAM=$T/pam-nosystemd
+pamdir "$NOPAM" 'session optional pam_envd.so cleanup' 'session optional pam_envd.so'
 
 # ---- the six lines systemd reads otherwise ---------------------------------------
 S=$T/six
@@ -148,7 +150,7 @@ expect_out "check: each replaced user assignment, both files, how to win" "$repl
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show --explain
 expect_rc "show --explain: replaced values" 0
 expect_out "show --explain: the replaced assignment, the login, directories, findings" "# before pam_envd.so the login has HOME, USER, LOGNAME and SHELL from the passwd entry, PATH, and:
-#   no XDG_RUNTIME_DIR: no service has pam_systemd.so
+#   no XDG_RUNTIME_DIR: pam_systemd.so is not before pam_envd.so in any of the 1 service that apply it
 #   not known here, each session sets them: XDG_SESSION_TYPE, XDG_SESSION_DESKTOP, XDG_CURRENT_DESKTOP, DISPLAY... (--set gives one)
 # $E_/20-editor.conf:1 (replaces $W/u/10-editor.conf:1)
 EDITOR=nano
@@ -300,6 +302,7 @@ import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 L = d["login"]
 assert list(L) == ["inherit", "set", "xdg_runtime_dir", "per_session"], L
+assert L["inherit"] or d["no_service_applies"] is (L["xdg_runtime_dir"]["services_applying"] == 0 if L["xdg_runtime_dir"]["error"] is None else None), d["no_service_applies"]
 assert eval(sys.argv[2]), (sys.argv[2], L)
 ' "$T/out" "$2"
 	}

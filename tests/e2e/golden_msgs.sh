@@ -45,7 +45,12 @@ allow() { echo "; fix: $shell, or an administrator adds user_allow=$1 to the pam
 
 mkdir -p "$T/r/etc/environment.d" "$T/p/u"
 U=$T/p/u
-g() { e --root="$T/r" --user-dir="$U" "$@"; }
+# a PAM directory that applies pam_envd.so: what show says does not depend
+# on /etc/pam.d, which other root tests change while they run
+PON=$T/pam-on
+mkdir -p "$PON"
+printf '%s\n' 'session optional pam_envd.so cleanup' 'session optional pam_envd.so' >"$PON/login"
+g() { e --pam-dir="$PON" --root="$T/r" --user-dir="$U" "$@"; }
 
 # ---- 1. envd ---------------------------------------------------------------
 # permission skips: the exact chmod, with the path
@@ -72,7 +77,7 @@ chmod 755 "$T/p"
 mkdir -p "$T/my dir"
 cp "$U/10-a.conf" "$T/my dir/"
 chmod 757 "$T/my dir"
-e --root="$T/r" --user-dir="$T/my dir" show
+e --pam-dir="$PON" --root="$T/r" --user-dir="$T/my dir" show
 expect_err "a path with a blank is one shell word in the fix" \
 	"$T/my dir: error: user directory: writable by group or others, skipped; fix: chmod go-w '$T/my dir'
 "
@@ -80,7 +85,7 @@ chmod 755 "$T/my dir"
 mkdir -p "$T/it's"
 cp "$U/10-a.conf" "$T/it's/"
 chmod 757 "$T/it's"
-e --root="$T/r" --user-dir="$T/it's" show
+e --pam-dir="$PON" --root="$T/r" --user-dir="$T/it's" show
 expect_err "a path with a quote is one shell word in the fix" \
 	"$T/it's: error: user directory: writable by group or others, skipped; fix: chmod go-w \"$T/it's\"
 "
@@ -205,7 +210,7 @@ as "$u" mkdir -p "$udir"
 as "$u" sh -c "printf 'A=1\n' >'$udir/10-a.conf'"
 as "$u" sh -c "printf 'B=1\n' >'$udir/20-b.conf'"
 SYS=$E2E_TMP/sys
-gr() { e --root="$SYS" "$@"; }
+gr() { e --pam-dir="$PON" --root="$SYS" "$@"; }
 nob=$(id -u nobody)
 chown nobody "$udir/20-b.conf"
 gr show "$u"

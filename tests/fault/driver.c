@@ -876,6 +876,11 @@ static unsigned expected_module(int fn, int variant)
 		/* NSS out of memory fails the load; another error: that
 		 * group's directory is not read */
 		return err == ENOMEM ? M(O_ERR_NONE) : M(O_DEGRADED);
+	case F_GETPWNAM_R:
+		/* the private-group rule: NSS out of memory fails the load;
+		 * another error: the group is not taken for private, its
+		 * writable files are not read */
+		return err == ENOMEM ? M(O_ERR_NONE) : M(O_DEGRADED);
 	case F_PAM_GET_ITEM:
 	case F_PAM_SET_DATA:
 	case F_PAM_GETENVLIST:

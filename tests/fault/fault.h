@@ -50,6 +50,7 @@ enum fault_fn {
 	F_READLINKAT,
 	F_GETGROUPLIST,
 	F_GETGRNAM_R,
+	F_GETPWNAM_R,
 	F_GETRANDOM,
 	F_PIPE2,
 	F_FORK,
@@ -147,6 +148,9 @@ ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t n);
 int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups);
 int __wrap_getgrnam_r(const char *name, struct group *gr, char *buf, size_t size,
                       struct group **res);
+struct passwd;
+int __wrap_getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size,
+                      struct passwd **res);
 int __wrap_pipe2(int fds[2], int flags);
 pid_t __wrap_fork(void);
 struct pollfd;

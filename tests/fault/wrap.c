@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -55,6 +56,7 @@ const struct fault_fninfo fault_fns[F_COUNT] = {
     [F_READLINKAT] = {"readlinkat", FILEIO},
     [F_GETGROUPLIST] = {"getgrouplist", {{0, "-1"}}, 1},
     [F_GETGRNAM_R] = {"getgrnam_r", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
+    [F_GETPWNAM_R] = {"getpwnam_r", {{EIO, "EIO"}, {ENOMEM, "ENOMEM"}}, 2},
     [F_GETRANDOM] = {"getrandom", {{EAGAIN, "EAGAIN"}}, 1},
     [F_PIPE2] = {"pipe2", {{EMFILE, "EMFILE"}}, 1},
     [F_FORK] = {"fork", {{EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"}}, 2},
@@ -456,6 +458,17 @@ int __wrap_getgrnam_r(const char *name, struct group *gr, char *buf, size_t size
 		return errno_of(F_GETGRNAM_R);
 	}
 	return getgrnam_r(name, gr, buf, size, res);
+}
+
+/* the private-group rule's look-up of the group's name as an account */
+int __wrap_getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size,
+                      struct passwd **res)
+{
+	if (HIT(F_GETPWNAM_R)) {
+		*res = NULL;
+		return errno_of(F_GETPWNAM_R);
+	}
+	return getpwnam_r(name, pw, buf, size, res);
 }
 
 int __wrap_pipe2(int fds[2], int flags)

@@ -1104,6 +1104,7 @@ enum program {
 	COPIES,         /* login: a fresh environ, then every PAM entry */
 	COPIES_CHANGES, /* the same, then changes some variables itself */
 	NO_COPY,        /* sshd, su, shadow's login: environ stays its own */
+	OWN_LANG,       /* the same, with its own LANG equal to a system file's */
 };
 
 /* Appends "== label" and environ, one entry a line, to the file rel. */
@@ -1134,6 +1135,8 @@ static int login_like(const char *svc, enum close_order order, enum program prog
 	pid_t pid;
 	int rc, status;
 
+	if (prog == OWN_LANG && setenv("LANG", "xx_YY.UTF-8", 1) != 0)
+		return 1;
 	if (pam_start_confdir(svc, user, &pamtest_conv, at("pam.d"), &pamh) != PAM_SUCCESS)
 		return 1;
 	if (pam_putenv(pamh, "EDITOR=nano") != PAM_SUCCESS ||
@@ -1148,7 +1151,7 @@ static int login_like(const char *svc, enum close_order order, enum program prog
 		return 4;
 	/* init_environ: a fresh environment with login's own variables, then
 	 * putenv of every entry of the PAM environment */
-	if (prog == NO_COPY) {
+	if (prog == NO_COPY || prog == OWN_LANG) {
 		if (setenv("EDITOR", "own", 1) != 0 || setenv("PATH", "/usr/bin:/bin", 1) != 0)
 			return 5;
 	} else {
@@ -1338,6 +1341,20 @@ static void t_login_no_copy(void **state)
 	assert_string_equal(record_section("program.rec", "end"), before);
 	free(before);
 	assert_logged("cleanup: 3 variables taken back, 0 in the process environment");
+}
+
+/* A program's own variable whose value happens to be the one a file set
+ * (its LANG and the system's) is the program's: at close it still has it,
+ * and so have the close hooks after the cleanup instance. */
+static void t_login_own_equal_value(void **state)
+{
+	login_service();
+	put(SYS_ETC "/50-lang.conf", "LANG=xx_YY.UTF-8\n");
+	run_login(CLOSE_FIRST, OWN_LANG);
+	assert_rec("program.rec", "before_close", 0, "LANG", "xx_YY.UTF-8");
+	assert_rec("between.rec", "close_session", 0, "LANG", "xx_YY.UTF-8");
+	assert_rec("program.rec", "end", 0, "LANG", "xx_YY.UTF-8");
+	assert_logged("cleanup: 4 variables taken back, 0 in the process environment");
 }
 
 /* ---- the module and `envd show` agree ---- */
@@ -1620,6 +1637,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(t_login_copy_close_first, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_login_copy_changed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_login_no_copy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(t_login_own_equal_value, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_continued_across_comment, setup, teardown),
 	    cmocka_unit_test_setup_teardown(t_close_repeats_open_jumps, setup, teardown),
 	};
