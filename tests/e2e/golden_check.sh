@@ -32,6 +32,10 @@ need_caller_account
 make_tmpdir T envd-golden
 H_OUT=$T/out H_ERR=$T/err
 uid=$(id -u)
+# envd expands $HOME from the caller's passwd entry, as the module does
+# from the user's: the environment's HOME (debhelper's, a build user's)
+# may be another directory
+pwhome=$(getent passwd "$uid" | cut -d: -f6)
 
 # mkroot DIR: an empty --root tree with the four system directories
 mkroot() {
@@ -80,8 +84,8 @@ expect_no_out "check -q: the six lines"
 e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" show
 expect_out "show: what the six lines give" "GREETING=hello world# c
 A=
-C=$HOME/\"my dir\"
-XDG_DATA_DIRS=$HOME/.local/share/flatpak/exports/share:
+C=$pwhome/\"my dir\"
+XDG_DATA_DIRS=$pwhome/.local/share/flatpak/exports/share:
 NAME=\$'unterminated\\nB=1\\n'
 "
 expect_no_err "show: the six lines are no error"
@@ -200,7 +204,7 @@ expect_rc "check: the renamed files win" 0
 expect_no_out "check: the renamed files win"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
 expect_out "show: the renamed files win" "EDITOR=vim
-PATH=$HOME/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+PATH=$pwhome/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 "
 # a system file that keeps the user's value (${PATH} in it) replaces nothing
 mv "$W/u/zz-10-path.conf" "$W/u/10-path.conf"
