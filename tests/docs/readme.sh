@@ -52,9 +52,14 @@ ENVD=${ENVD:-$top_builddir/src/envd}
 readme=$top_srcdir/README.md
 
 # as root: the whole test in a private mount namespace, whose mounts end
-# with it
+# with it.  Whether one can be made is probed first, with a bind mount in
+# it: in a chroot whose root is no mount point (a buildd's) unshare cannot
+# change the propagation, and without CAP_SYS_ADMIN it cannot unshare at
+# all; the blocks that run are then skipped, with unshare's words
 if [ "$(id -u)" = 0 ] && [ -z "${READMETEST_NS:-}" ] && command -v unshare >/dev/null 2>&1; then
-	READMETEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+	if READMETEST_NONS=$(unshare -m --propagation private mount --bind /etc /etc 2>&1); then
+		READMETEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+	fi
 fi
 
 . "$top_srcdir/tests/lib/harness.sh"
@@ -195,7 +200,8 @@ done
 # ---- the scratch system and the blocks that run
 need_root_rest() {
 	[ "$(id -u)" = 0 ] || skip_rest "running the README's commands needs root"
-	[ -n "${READMETEST_NS:-}" ] || skip_rest "no private mount namespace (unshare)"
+	[ -n "${READMETEST_NS:-}" ] ||
+		skip_rest "no private mount namespace (unshare -m${READMETEST_NONS:+: $(head -n 1 <<<"$READMETEST_NONS")})"
 }
 need_root_rest
 [ "${ENVD_MODULE:-yes}" != no ] || skip_rest "configured with --disable-module: no pam_envd.so"

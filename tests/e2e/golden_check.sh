@@ -404,9 +404,13 @@ expect_true "files: --no-user names why the user directory is not searched" grep
 	"skipped user directory (--no-user)" "$T/out"
 
 # a passwd entry whose home is not absolute names no user directory: as
-# root, in a private mount namespace with a copy of /etc/passwd
+# root, in a private mount namespace with a copy of /etc/passwd.  Whether
+# one can be made is probed (a chroot whose root is no mount point cannot
+# change its propagation; a container may not unshare at all)
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	skip "a relative home: needs root and unshare"
+elif ! ns_err=$(unshare -m mount --bind /etc /etc 2>&1); then
+	skip "a relative home: no private mount namespace (unshare -m: $(head -n 1 <<<"$ns_err"))"
 else
 	me=$(id -un)
 	sed "s|^\($me:[^:]*:[^:]*:[^:]*:[^:]*:\)[^:]*:|\1relative/home:|" /etc/passwd >"$T/passwd"
