@@ -142,6 +142,16 @@ check_other() { # N LINE RECIPE
 			fail "README.md:$line: $w is not a build dependency in debian/control"
 		fi
 	done
+	# the build profiles it gives (apt-get build-dep and dpkg-buildpackage
+	# -P): each one is a profile of debian/control's
+	for w in $(grep -oE -- '(^| )(-P|--build-profiles=?) ?[a-z0-9.,-]+' "$T/blocks/$n" |
+		sed -E 's/^ ?(-P|--build-profiles=?) ?//' | tr , '\n' | sort -u); do
+		if grep -qE "<([^>]* )?!?${w//./[.]}( [^>]*)?>" "$top_srcdir/debian/control"; then
+			pass "README.md:$line: build profile $w is one of debian/control"
+		else
+			fail "README.md:$line: build profile $w: debian/control names no such profile"
+		fi
+	done
 	for w in $(sed -n 's/.*dnf install \([^#]*\).*/\1/p' "$T/blocks/$n" | tr ' ' '\n' |
 		grep -vE '^(-|\.\./|/|~|$)|\.rpm$'); do
 		if { printf '%s\n' rpm-build autoconf automake libtool; awk '/^BuildRequires:/ { print $2 }' \

@@ -11,7 +11,8 @@
 #    build user envd-build (created when missing, as the user stage does)
 #    in a directory of its own below /tmp that OUT links to, HOME an
 #    absent directory as sbuild sets it; the root-only tests skip.  The
-#    build's time is printed.  pam-envd-selinux holds the policy module.
+#    build's time is printed.  pam-envd-selinux holds the policy module,
+#    and the build profile pkg.pam-envd.noselinux leaves that package out.
 # 2. lintian on the .debs and the .changes: no error, no warning.
 # 3. As root, twice: apt-get install of libpam-envd and envd; the line in
 #    /etc/pam.d/common-session after pam_systemd; a real user's
@@ -46,7 +47,7 @@ debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
 seldeb=$out/pam-envd-selinux_${version}_all.deb
 
 # ---- 1. build -------------------------------------------------------------------
-need_cmds dpkg dpkg-buildpackage dh lintian
+need_cmds dpkg dpkg-buildpackage dpkg-checkbuilddeps dh dh_listpackages lintian
 build_user=${ENVD_BUILD_USER:-envd-build}
 if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ] || [ ! -f "$seldeb" ]; then
 	run=()
@@ -94,6 +95,27 @@ fi
 
 debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
 seldeb=$out/pam-envd-selinux_${version}_all.deb
+
+# the build profile pkg.pam-envd.noselinux: the two packages README.md
+# installs, without pam-envd-selinux and its build dependency
+listed=$(cd "$out/src" && DEB_BUILD_PROFILES=pkg.pam-envd.noselinux dh_listpackages 2>&1 | sort | xargs)
+if [ "$listed" = "envd libpam-envd" ]; then
+	pass "profile pkg.pam-envd.noselinux: dh_listpackages gives envd libpam-envd"
+else
+	fail "profile pkg.pam-envd.noselinux: dh_listpackages gives '$listed', not 'envd libpam-envd'"
+fi
+# what dpkg-checkbuilddeps finds unmet against an empty package database:
+# every build dependency, with the profile and without it
+mkdir -p "$out/nodb/updates"
+: >"$out/nodb/status"
+unmet() { (cd "$out/src" && dpkg-checkbuilddeps --admindir="$out/nodb" "$@" 2>&1) | sed -n 's/.*Unmet build dependencies: //p'; }
+all=$(unmet) noselinux=$(unmet -P pkg.pam-envd.noselinux)
+if grep -qw selinux-policy-dev <<<"$all" && ! grep -qw selinux-policy-dev <<<"$noselinux" &&
+	grep -qw libcmocka-dev <<<"$noselinux"; then
+	pass "profile pkg.pam-envd.noselinux: build dependencies without selinux-policy-dev ($noselinux)"
+else
+	fail "profile pkg.pam-envd.noselinux: build dependencies '$noselinux' (without it: '$all')"
+fi
 
 # the policy module's package: the module, a policy package (its magic)
 if dpkg-deb -c "$seldeb" 2>/dev/null | grep -q ' \./usr/share/selinux/packages/pam_envd\.pp$' &&
