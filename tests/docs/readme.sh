@@ -152,6 +152,11 @@ check_other() { # N LINE RECIPE
 			fail "README.md:$line: build profile $w: debian/control names no such profile"
 		fi
 	done
+	# dpkg-buildpackage reads "-P PROFILE" as -P with no profile and
+	# stops at PROFILE: "unknown option or argument"
+	if grep -qE 'dpkg-buildpackage( .*)? -P( |$)' "$T/blocks/$n"; then
+		fail "README.md:$line: dpkg-buildpackage -P takes its profiles without a blank (-PNAME, --build-profiles=NAME)"
+	fi
 	for w in $(sed -n 's/.*dnf install \([^#]*\).*/\1/p' "$T/blocks/$n" | tr ' ' '\n' |
 		grep -vE '^(-|\.\./|/|~|$)|\.rpm$'); do
 		if { printf '%s\n' rpm-build autoconf automake libtool; awk '/^BuildRequires:/ { print $2 }' \
