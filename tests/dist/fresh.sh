@@ -13,13 +13,20 @@
 # the demo asked for, the README's own commands run there as a new user
 # would (tests/docs/readme.sh in the demo's build tree: enable with
 # pam-auth-update, write a file, envd show and check, a real su -l login,
-# the migration): a second check.  Prints the time it took and the
-# packages the demo installed on stderr, and "pass fail skip" on stdout,
-# like a stage.  Root and the Debian archive are needed: without root it
+# the migration): a second check.  Then the Debian package path a new
+# admin walks (deb_walk, below): README.md's Debian recipe run as written
+# (build dependencies, dpkg-buildpackage with its check step, install), in
+# the chroot with only /proc, /dev and /sys mounted, its root no mount
+# point as in a buildd's chroot; a user's file; a real su -l; ssh through
+# Debian's own sshd stack; envd audit; disable with pam-auth-update; a
+# login without the values; purge.  Prints the time each part took and
+# the packages the demo installed on stderr, PASS:/FAIL: lines on stderr,
+# and "pass fail skip" on stdout, like a stage.  Root and the Debian archive are needed: without root it
 # is skipped; when debootstrap cannot fetch (no network) it is skipped,
 # or under CI=true failed.  ENVD_DEBIAN_MIRROR overrides the mirror
-# (http://deb.debian.org/debian).  About two minutes (the first run one
-# more, for debootstrap).
+# (http://deb.debian.org/debian).  About two minutes for the demo and
+# the README's commands (the first run one more, for debootstrap), and
+# the package path as long again and more.
 set -uo pipefail
 # shellcheck source=tools/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../tools/common.sh"
@@ -37,12 +44,38 @@ root=$dir/root
 log=$top/_build/fresh.log
 mirror=${ENVD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mounted=()
-cleanup() {
+SSHD_PID=
+# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL
+stop_pid() {
 	local i
+	kill "$1" 2>/dev/null || return 0
+	for i in $(seq 1 100); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null || true
+}
+# chroot_pids: the processes left running in the chroot (all started by
+# this test: the sshd and what the walk's logins left)
+chroot_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
+	done
+	return 0
+}
+unmount_all() {
+	local i p
+	[ -z "$SSHD_PID" ] || stop_pid "$SSHD_PID"
+	SSHD_PID=
+	for p in $(chroot_pids); do stop_pid "$p"; done
 	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
 		umount -R "${mounted[i]}" 2>/dev/null || umount -R -l "${mounted[i]}" 2>/dev/null || true
 	done
 	mounted=()
+}
+cleanup() {
+	unmount_all
 	# nothing below root may still be mounted when it is removed
 	if ! grep -qF " $root/" /proc/self/mounts; then rm -rf "$dir"; fi
 }
@@ -93,12 +126,16 @@ else
 	tar -C "$top" --exclude=./_build -cf - . | tar -xf - -C "$root/src"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# mount_system: /proc, /dev and /sys in the chroot
+mount_system() {
+	mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+	mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")
+	mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
+}
 # the root a mount point of its own: readme.sh's unshare -m makes its
 # mounts private, which a chroot's plain directory cannot be
 mount --bind "$root" "$root" && mount --make-private "$root" && mounted+=("$root")
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")
-mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
+mount_system
 
 say "./dev demo in the fresh Debian 12"
 start=$(date +%s)
@@ -127,14 +164,20 @@ timeout 900 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 	>"$dir/readme.log" 2>&1 || rc=$?
 # every block run (a skip would hide a command the fresh system lacks)
 checks=$(sed -n 's/^readme.sh: \([0-9]*\) checks, 0 failed$/\1/p' "$dir/readme.log")
+npass=1 nfail=0
 if [ "$rc" = 0 ] && [ "${checks:-0}" -ge 30 ] && ! grep -q '^skip' "$dir/readme.log" &&
 	grep -q '^ok - README.md:[0-9]*: its output has /^PATH=' "$dir/readme.log"; then
 	say "PASS: the README's commands on a fresh Debian 12, a real su -l login included ($checks checks)"
-	echo "2 0 0"
-	exit 0
+	npass=$((npass + 1))
+else
+	say "FAIL: the README's commands on a fresh Debian 12 (exit $rc); end of the log:"
+	grep -E '^(FAIL|skip)' "$dir/readme.log" | head -n 20 >&2
+	tail -n 20 "$dir/readme.log" >&2
+	nfail=$((nfail + 1))
 fi
-say "FAIL: the README's commands on a fresh Debian 12 (exit $rc); end of the log:"
-grep -E '^(FAIL|skip)' "$dir/readme.log" | head -n 20 >&2
-tail -n 20 "$dir/readme.log" >&2
-echo "1 1 0"
-exit 1
+
+# shellcheck source=tests/dist/deb_walk.sh
+. "$top/tests/dist/deb_walk.sh"
+deb_walk
+echo "$npass $nfail 0"
+[ "$nfail" = 0 ]

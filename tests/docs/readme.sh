@@ -52,9 +52,14 @@ ENVD=${ENVD:-$top_builddir/src/envd}
 readme=$top_srcdir/README.md
 
 # as root: the whole test in a private mount namespace, whose mounts end
-# with it
+# with it.  Whether one can be made is probed first, with a bind mount in
+# it: in a chroot whose root is no mount point (a buildd's) unshare cannot
+# change the propagation, and without CAP_SYS_ADMIN it cannot unshare at
+# all; the blocks that run are then skipped, with unshare's words
 if [ "$(id -u)" = 0 ] && [ -z "${READMETEST_NS:-}" ] && command -v unshare >/dev/null 2>&1; then
-	READMETEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+	if READMETEST_NONS=$(unshare -m --propagation private mount --bind /etc /etc 2>&1); then
+		READMETEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+	fi
 fi
 
 . "$top_srcdir/tests/lib/harness.sh"
@@ -137,6 +142,21 @@ check_other() { # N LINE RECIPE
 			fail "README.md:$line: $w is not a build dependency in debian/control"
 		fi
 	done
+	# the build profiles it gives (apt-get build-dep and dpkg-buildpackage
+	# -P): each one is a profile of debian/control's
+	for w in $(grep -oE -- '(^| )(-P|--build-profiles=?) ?[a-z0-9.,-]+' "$T/blocks/$n" |
+		sed -E 's/^ ?(-P|--build-profiles=?) ?//' | tr , '\n' | sort -u); do
+		if grep -qE "<([^>]* )?!?${w//./[.]}( [^>]*)?>" "$top_srcdir/debian/control"; then
+			pass "README.md:$line: build profile $w is one of debian/control"
+		else
+			fail "README.md:$line: build profile $w: debian/control names no such profile"
+		fi
+	done
+	# dpkg-buildpackage reads "-P PROFILE" as -P with no profile and
+	# stops at PROFILE: "unknown option or argument"
+	if grep -qE 'dpkg-buildpackage( .*)? -P( |$)' "$T/blocks/$n"; then
+		fail "README.md:$line: dpkg-buildpackage -P takes its profiles without a blank (-PNAME, --build-profiles=NAME)"
+	fi
 	for w in $(sed -n 's/.*dnf install \([^#]*\).*/\1/p' "$T/blocks/$n" | tr ' ' '\n' |
 		grep -vE '^(-|\.\./|/|~|$)|\.rpm$'); do
 		if { printf '%s\n' rpm-build autoconf automake libtool; awk '/^BuildRequires:/ { print $2 }' \
@@ -195,7 +215,8 @@ done
 # ---- the scratch system and the blocks that run
 need_root_rest() {
 	[ "$(id -u)" = 0 ] || skip_rest "running the README's commands needs root"
-	[ -n "${READMETEST_NS:-}" ] || skip_rest "no private mount namespace (unshare)"
+	[ -n "${READMETEST_NS:-}" ] ||
+		skip_rest "no private mount namespace (unshare -m${READMETEST_NONS:+: $(head -n 1 <<<"$READMETEST_NONS")})"
 }
 need_root_rest
 [ "${ENVD_MODULE:-yes}" != no ] || skip_rest "configured with --disable-module: no pam_envd.so"

@@ -32,6 +32,10 @@ need_caller_account
 make_tmpdir T envd-golden
 H_OUT=$T/out H_ERR=$T/err
 uid=$(id -u)
+# envd expands $HOME from the caller's passwd entry, as the module does
+# from the user's: the environment's HOME (debhelper's, a build user's)
+# may be another directory
+pwhome=$(getent passwd "$uid" | cut -d: -f6)
 
 # mkroot DIR: an empty --root tree with the four system directories
 mkroot() {
@@ -82,8 +86,8 @@ expect_no_out "check -q: the six lines"
 e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" show
 expect_out "show: what the six lines give" "GREETING=hello world# c
 A=
-C=$HOME/\"my dir\"
-XDG_DATA_DIRS=$HOME/.local/share/flatpak/exports/share:
+C=$pwhome/\"my dir\"
+XDG_DATA_DIRS=$pwhome/.local/share/flatpak/exports/share:
 NAME=\$'unterminated\\nB=1\\n'
 "
 expect_no_err "show: the six lines are no error"
@@ -202,7 +206,7 @@ expect_rc "check: the renamed files win" 0
 expect_no_out "check: the renamed files win"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
 expect_out "show: the renamed files win" "EDITOR=vim
-PATH=$HOME/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+PATH=$pwhome/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 "
 # a system file that keeps the user's value (${PATH} in it) replaces nothing
 mv "$W/u/zz-10-path.conf" "$W/u/10-path.conf"
@@ -403,9 +407,13 @@ expect_true "files: --no-user names why the user directory is not searched" grep
 	"skipped user directory (--no-user)" "$T/out"
 
 # a passwd entry whose home is not absolute names no user directory: as
-# root, in a private mount namespace with a copy of /etc/passwd
+# root, in a private mount namespace with a copy of /etc/passwd.  Whether
+# one can be made is probed (a chroot whose root is no mount point cannot
+# change its propagation; a container may not unshare at all)
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	skip "a relative home: needs root and unshare"
+elif ! ns_err=$(unshare -m mount --bind /etc /etc 2>&1); then
+	skip "a relative home: no private mount namespace (unshare -m: $(head -n 1 <<<"$ns_err"))"
 else
 	me=$(id -un)
 	sed "s|^\($me:[^:]*:[^:]*:[^:]*:[^:]*:\)[^:]*:|\1relative/home:|" /etc/passwd >"$T/passwd"

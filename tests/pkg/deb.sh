@@ -5,8 +5,14 @@
 #
 # 1. dpkg-buildpackage -us -uc -b in OUT/src, a copy of the source tree's
 #    files (the tracked ones and new ones not ignored), unless OUT already
-#    holds the .debs of this version (./dev test builds them once).
-#    pam-envd-selinux holds the policy module.
+#    holds the .debs of this version (./dev test builds them once), with
+#    its check step (dh_auto_test: the whole make check, with the HOME
+#    debhelper sets), as a buildd builds: as root, as the unprivileged
+#    build user envd-build (created when missing, as the user stage does)
+#    in a directory of its own below /tmp that OUT links to, HOME an
+#    absent directory as sbuild sets it; the root-only tests skip.  The
+#    build's time is printed.  pam-envd-selinux holds the policy module,
+#    and the build profile pkg.pam-envd.noselinux leaves that package out.
 # 2. lintian on the .debs and the .changes: no error, no warning.
 # 3. As root, twice: apt-get install of libpam-envd and envd; the line in
 #    /etc/pam.d/common-session after pam_systemd; a real user's
@@ -29,6 +35,7 @@ set -u
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: tests/pkg/deb.sh OUT}
+out_arg=$out
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 . "$top/tests/lib/harness.sh"
@@ -40,21 +47,74 @@ debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
 seldeb=$out/pam-envd-selinux_${version}_all.deb
 
 # ---- 1. build -------------------------------------------------------------------
-need_cmds dpkg dpkg-buildpackage dh lintian
+need_cmds dpkg dpkg-buildpackage dpkg-checkbuilddeps dh dh_listpackages lintian
+build_user=${ENVD_BUILD_USER:-envd-build}
 if [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ] || [ ! -f "$seldeb" ]; then
+	run=()
+	if [ "$(id -u)" = 0 ]; then
+		need_cmds useradd setpriv
+		if ! id -u "$build_user" >/dev/null 2>&1 &&
+			! useradd -r -m -d "/var/lib/$build_user" -s /bin/sh -c "pam_envd build user" \
+				"$build_user" >"$out/useradd.log" 2>&1; then
+			fail "cannot create the build user $build_user: $(cat "$out/useradd.log")"
+			finish
+		fi
+		# the checkout may lie below a directory only root can enter:
+		# the build user works below /tmp, OUT links to it
+		w=$(mktemp -d /tmp/pam_envd-deb.XXXXXX)
+		[ ! -L "$out_arg" ] || rm -rf "$(readlink -f "$out_arg")"
+		rm -rf "$out_arg"
+		ln -s "$w" "$out_arg"
+		out=$w
+		run=(setpriv --reuid="$build_user" --regid="$build_user" --init-groups
+			env HOME=/nonexistent-pam_envd-build USER="$build_user" LOGNAME="$build_user")
+	fi
 	rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 	mkdir -p "$out/src"
 	(cd "$top" && git ls-files -co --exclude-standard 2>/dev/null | grep -v '^_build/' |
 		tar -cf - -T -) | tar -xf - -C "$out/src" || { fail "copying the source tree"; finish; }
-	# the test suite runs in ./dev test's own trees, not a second time here
-	if (cd "$out/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b) \
-		>"$out/build.log" 2>&1; then
-		pass "dpkg-buildpackage -us -uc -b"
+	[ ${#run[@]} = 0 ] || chown -R "$build_user:" "$out/"
+	start=$(date +%s)
+	if (cd "$out/src" && "${run[@]}" env DEB_BUILD_OPTIONS="parallel=$(nproc 2>/dev/null || echo 2)" \
+		dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1; then
+		pass "dpkg-buildpackage -us -uc -b as $("${run[@]}" id -un), check step included: $(($(date +%s) - start))s"
 	else
-		fail "dpkg-buildpackage -us -uc -b; end of $out/build.log:"
+		fail "dpkg-buildpackage -us -uc -b as $("${run[@]}" id -un); failed tests and the end of $out/build.log:"
+		grep -E '^(FAIL|ERROR):' "$out/build.log"
 		tail -n 30 "$out/build.log"
 		finish
 	fi
+	# the check step ran the suite, and nothing failed in it
+	if grep -qE '^PASS: tests/pam/pam_stack$' "$out/build.log" && grep -q '^# TOTAL: ' "$out/build.log" &&
+		! grep -qE '^(FAIL|ERROR|XPASS): ' "$out/build.log"; then
+		pass "dh_auto_test ran make check: $(grep -c '^PASS: ' "$out/build.log") passed, $(grep -c '^SKIP: ' "$out/build.log") skipped"
+	else
+		fail "dh_auto_test did not run the suite (no tests/pam/pam_stack result in $out/build.log)"
+	fi
+fi
+
+debs=("$out/libpam-envd_${version}_$arch.deb" "$out/envd_${version}_$arch.deb")
+seldeb=$out/pam-envd-selinux_${version}_all.deb
+
+# the build profile pkg.pam-envd.noselinux: the two packages README.md
+# installs, without pam-envd-selinux and its build dependency
+listed=$(cd "$out/src" && DEB_BUILD_PROFILES=pkg.pam-envd.noselinux dh_listpackages 2>&1 | sort | xargs)
+if [ "$listed" = "envd libpam-envd" ]; then
+	pass "profile pkg.pam-envd.noselinux: dh_listpackages gives envd libpam-envd"
+else
+	fail "profile pkg.pam-envd.noselinux: dh_listpackages gives '$listed', not 'envd libpam-envd'"
+fi
+# what dpkg-checkbuilddeps finds unmet against an empty package database:
+# every build dependency, with the profile and without it
+mkdir -p "$out/nodb/updates"
+: >"$out/nodb/status"
+unmet() { (cd "$out/src" && dpkg-checkbuilddeps --admindir="$out/nodb" "$@" 2>&1) | sed -n 's/.*Unmet build dependencies: //p'; }
+all=$(unmet) noselinux=$(unmet -P pkg.pam-envd.noselinux)
+if grep -qw selinux-policy-dev <<<"$all" && ! grep -qw selinux-policy-dev <<<"$noselinux" &&
+	grep -qw libcmocka-dev <<<"$noselinux"; then
+	pass "profile pkg.pam-envd.noselinux: build dependencies without selinux-policy-dev ($noselinux)"
+else
+	fail "profile pkg.pam-envd.noselinux: build dependencies '$noselinux' (without it: '$all')"
 fi
 
 # the policy module's package: the module, a policy package (its magic)

@@ -21,6 +21,10 @@ bootstrap
 
 out="$top/_build/pkg" rc=0
 echo "== packages: tests/pkg (deb, display managers, rpm, Arch and Alpine recipes, makepkg)" >&2
+# the builds run below /tmp, OUT's links name them (deb, rpm, makepkg)
+for l in "$out"/*; do
+	[ ! -L "$l" ] || rm -rf "$(readlink -f "$l")"
+done
 rm -rf "$out"
 mkdir -p "$out"
 tarball=$(release_tarball "$out/dist.log")
