@@ -10,7 +10,8 @@
  *  - every descriptor but 0 (the request), 1 (the records) and 2
  *    (/dev/null) closed: close_range, else the names in /proc/self/fd
  *    (a host's descriptor above 65535 too);
- *  - the request read whole (proto.h), and nothing else done before;
+ *  - the request read (proto.h), and nothing else done before; with a
+ *    look-up, the user through NSS, said at once, then the job's records;
  *  - a fork: a guard that stays root and only waits, and the reader
  *    (guard() says why);
  *  - the user's credentials in full, read back: setgroups, setresgid,
@@ -22,7 +23,9 @@
  *  - rlimits on core size, file size, open files, CPU time and address
  *    space, and a timer of its own past the login's budget;
  *  - the job (lib/read.c, lib/generators.c), its records on 1.
- * It uses no NSS and no locale: the login looked the ids up.
+ * It uses no locale, and NSS only for a look-up the login asked for
+ * (envd_reader_lookup): the user and the user's groups, as root, before
+ * the fork, within the login's budget like everything else here.
  */
 #include "config.h"
 
@@ -30,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -244,11 +248,142 @@ static _Noreturn void setup_failed(void)
 	_exit(2);
 }
 
+/* One record of the input, whole, appended to b: 1, or 0 at the input's
+ * end before its first byte, or -1 (broken, too large, a read error). */
+static int read_record(struct envd_buf *b)
+{
+	uint32_t len;
+	size_t want = sizeof(len), got = 0, start = b->len;
+
+	for (int part = 0; part < 2; part++) {
+		while (got < want) {
+			long room = envd_buf_room(b, want - got);
+			ssize_t n;
+
+			if (room <= 0)
+				return -1;
+			n = read(0, b->data + b->len, (size_t)room);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n == 0 && got == 0 && part == 0 ? 0 : -1;
+			b->len += (size_t)n;
+			got += (size_t)n;
+		}
+		memcpy(&len, b->data + start, sizeof(len));
+		if (len < 1 || len > ENVD_REQ_MAX)
+			return -1;
+		want += len;
+	}
+	return 1;
+}
+
+/* The user's passwd entry through NSS, its strings in *buf.  0, -ENOENT,
+ * -ENOMEM. */
+static int user_get(const char *name, struct passwd *pw, char **buf)
+{
+	struct passwd *res = NULL;
+	size_t size = 4096;
+	char *nb;
+	int e;
+
+	for (;;) {
+		nb = realloc(*buf, size);
+		if (nb == NULL)
+			return -ENOMEM;
+		*buf = nb;
+		e = getpwnam_r(name, pw, *buf, size, &res);
+		if (e != ERANGE || size >= (1u << 20))
+			break;
+		size *= 2;
+	}
+	if (e == 0 && res != NULL)
+		return 0;
+	return e == ENOMEM ? -ENOMEM : -ENOENT;
+}
+
+/* The look-up (proto.h's REQ_LOOKUP): the user through NSS, as root,
+ * within the login's budget; REC_WHO to 1; *ids the ids found.  0, or -1
+ * when there is no one to read for (said in REC_WHO). */
+static int lookup(const char *body, size_t len, struct envd_ids *ids)
+{
+	struct envd_req_lookup q;
+	struct envd_rec_who w;
+	struct passwd pw;
+	struct envd_buf payload, out;
+	char *name, *buf = NULL;
+	int r;
+
+	if (len <= sizeof(q) || memchr(body + sizeof(q), '\0', len - sizeof(q)))
+		_exit(1);
+	memcpy(&q, body, sizeof(q));
+	name = envd_memdup0(body + sizeof(q), len - sizeof(q));
+	if (name == NULL)
+		_exit(1);
+	memset(&w, 0, sizeof(w));
+	envd_buf_init(&payload, 0);
+	envd_buf_init(&out, 0);
+	r = user_get(name, &pw, &buf);
+	if (r == 0)
+		r = envd_ids_get(pw.pw_name, pw.pw_uid, pw.pw_gid, ids);
+	if (r == 0 && ids->ngroups > ENVD_REQ_GROUPS)
+		r = -E2BIG;
+	w.r = r;
+	if (r == 0) {
+		w.uid = (uint32_t)pw.pw_uid;
+		w.gid = (uint32_t)pw.pw_gid;
+		w.ngroups = (uint32_t)ids->ngroups;
+		w.name_len = (uint32_t)strlen(pw.pw_name);
+		w.dir_len = (uint32_t)strlen(pw.pw_dir ? pw.pw_dir : "");
+		w.shell_len = (uint32_t)strlen(pw.pw_shell ? pw.pw_shell : "");
+		r = envd_buf_puts(&payload, pw.pw_name);
+		if (r == 0)
+			r = envd_buf_puts(&payload, pw.pw_dir ? pw.pw_dir : "");
+		if (r == 0)
+			r = envd_buf_puts(&payload, pw.pw_shell ? pw.pw_shell : "");
+		for (size_t i = 0; r == 0 && i < ids->ngroups; i++) {
+			uint32_t g = (uint32_t)ids->groups[i];
+
+			r = envd_buf_append(&payload, (const char *)&g, sizeof(g));
+		}
+		for (size_t i = 0; r == 0 && q.group_names && i < ids->ngroups; i++) {
+			struct group gr;
+			char *gbuf = NULL;
+			size_t gsize;
+			int e = envd_group_get(NULL, ids->groups[i], &gr, &gbuf, &gsize);
+
+			if (e == -ENOMEM)
+				r = e;
+			else if (e == 0)
+				r = envd_buf_puts(&payload, gr.gr_name);
+			if (r == 0)
+				r = envd_buf_append(&payload, "", 1);
+			free(gbuf);
+		}
+		w.names_len = (uint32_t)(payload.len - w.name_len - w.dir_len - w.shell_len -
+		                         ids->ngroups * sizeof(uint32_t));
+		if (r < 0) {
+			w = (struct envd_rec_who){.r = r};
+			payload.len = 0;
+		}
+	}
+	if (envd_rec_put(&out, ENVD_REC_WHO, &w, sizeof(w), payload.data, payload.len, NULL, 0) !=
+	        0 ||
+	    envd_write_all(1, out.data, out.len) != 0)
+		_exit(1);
+	envd_buf_free(&payload);
+	envd_buf_free(&out);
+	free(buf);
+	free(name);
+	return w.r == 0 ? 0 : -1;
+}
+
 int main(void)
 {
 	struct envd_req_head h;
 	struct envd_ids ids = {.groups = NULL};
 	struct itimerval t = {0};
+	struct envd_buf in;
 	const char *body;
 	char *req = NULL, type;
 	size_t len = 0, blen, pos = 0;
@@ -256,11 +391,11 @@ int main(void)
 	int r;
 
 	close_others();
-	if (envd_read_fd(0, ENVD_REQ_MAX, 0, &req, &len) != 0)
-		_exit(1);
-	(void)close(0);
-	if (!envd_rec_next(req, len, &pos, &type, &body, &blen) || type != ENVD_REQ_HEAD ||
-	    blen < sizeof(h))
+	/* the head, and a look-up's record, as they come: the job's records
+	 * may follow only once the look-up is answered */
+	envd_buf_init(&in, ENVD_REQ_MAX);
+	if (read_record(&in) != 1 || !envd_rec_next(in.data, in.len, &pos, &type, &body, &blen) ||
+	    type != ENVD_REQ_HEAD || blen < sizeof(h))
 		_exit(1);
 	memcpy(&h, body, sizeof(h));
 	blen -= sizeof(h);
@@ -281,6 +416,26 @@ int main(void)
 			ids.groups[i] = (gid_t)g;
 		}
 	}
+	if (h.lookup) {
+		size_t at = in.len;
+
+		free(ids.groups);
+		ids = (struct envd_ids){.groups = NULL};
+		if (read_record(&in) != 1 ||
+		    !envd_rec_next(in.data, in.len, &at, &type, &body, &blen) ||
+		    type != ENVD_REQ_LOOKUP)
+			_exit(1);
+		if (lookup(body, blen, &ids) != 0)
+			_exit(0);
+	}
+	envd_buf_free(&in);
+	/* the job's records, to the end of the input */
+	if (envd_read_fd(0, ENVD_REQ_MAX, 0, &req, &len) != 0)
+		_exit(1);
+	(void)close(0);
+	if (len == 0)
+		_exit(0); /* a look-up the login wanted nothing more of */
+	pos = 0;
 	guard();
 	if (!become(h.switch_ids ? &ids : NULL) || !drop_caps() ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)

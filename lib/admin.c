@@ -62,6 +62,15 @@ static bool has_gid(const struct envd_config *cfg, gid_t gid)
 	return false;
 }
 
+static bool has_name(const struct envd_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->admin_ngroups; i++)
+		if (cfg->admin_group_names[i] != NULL &&
+		    strcmp(cfg->admin_group_names[i], name) == 0)
+			return true;
+	return false;
+}
+
 static int by_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -193,9 +202,18 @@ static int group_dirs(struct loader *ld, const char *base)
 		           "more than %u group directories: only the first %u in name order "
 		           "are considered",
 		           ENVD_MAX_ADMIN_GROUPS, ENVD_MAX_ADMIN_GROUPS);
-	for (i = 0; r == 0 && i < n && i < ENVD_MAX_ADMIN_GROUPS; i++) {
+	/* no group of the user's to match (no user, or none found in time):
+	 * no entry's look-up can make one apply */
+	for (i = 0; r == 0 && ld->cfg->admin_ngroups > 0 && i < n && i < ENVD_MAX_ADMIN_GROUPS;
+	     i++) {
 		gid_t gid;
 
+		if (ld->cfg->admin_group_names != NULL) {
+			/* the user's groups by name, as the look-up found them */
+			if (has_name(ld->cfg, names[i]))
+				r = push_dir(ld, base, "group", names[i]);
+			continue;
+		}
 		r = group_gid(names[i], &gid);
 		if (r == -ENOENT) {
 			char *entry = envd_join(path, '/', names[i]);

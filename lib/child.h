@@ -49,6 +49,34 @@ struct envd_child {
 	const char *reader; /* the program; NULL: envd_reader_path(NULL) */
 };
 
+/* The user as the reader found it (envd_reader_lookup): the passwd
+ * entry's name, home and shell, the ids and every group (with their
+ * names when asked, "" for a group without one), malloc'd. */
+struct envd_who {
+	uid_t uid;
+	gid_t gid;
+	char *name, *dir, *shell;
+	gid_t *groups;
+	size_t ngroups;
+	char **group_names;
+};
+void envd_who_free(struct envd_who *who);
+/* A reader started for a look-up, waiting for its job. */
+struct envd_reader;
+/* Starts a reader (root only) that looks user up through NSS as root,
+ * bounded by c->budget_ms and killed past it, says who it found, and
+ * then waits, with the ids it found, for the user side's job
+ * (cfg->started, read.c) or for envd_reader_close.  0 with *rd and who
+ * filled; -ENOENT no such user; -ETIMEDOUT past the budget; -ENOMEM;
+ * another of envd_child_run's errors.  *rd is NULL on every error. */
+int envd_reader_lookup(const char *user, const struct envd_child *c, bool names,
+                       struct envd_reader **rd, struct envd_who *who);
+/* Gives the reader its job (records after the head) and reads the answer
+ * to its end, as envd_child_run; frees rd. */
+int envd_reader_job(struct envd_reader *rd, const struct envd_buf *job, struct envd_buf *out);
+/* Ends a reader that got no job; frees rd (NULL: nothing). */
+void envd_reader_close(struct envd_reader *rd);
+
 /* The reader program: override, or the one installed with this build
  * (ENVD_READER_PATH). */
 const char *envd_reader_path(const char *override);

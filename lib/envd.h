@@ -144,7 +144,8 @@ struct envd_diag {
 
 typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
 
-struct envd_ids; /* child.h */
+struct envd_ids;    /* child.h */
+struct envd_reader; /* child.h */
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -192,6 +193,10 @@ struct envd_config {
 	 * (envd_group_private); user_name NULL: never. */
 	const struct envd_ids *user_ids;
 	const char *reader;
+	/* A reader the caller started for the user's look-up
+	 * (envd_reader_lookup), waiting: the user side's job goes to it, and
+	 * *started is set to NULL when it is taken.  NULL: none. */
+	struct envd_reader **started;
 	const char *user_name;
 	gid_t user_gid;
 	/* The administrator's directories for some users and groups
@@ -204,6 +209,11 @@ struct envd_config {
 	const char *admin_user;
 	const gid_t *admin_groups; /* the user's groups (envd_ids_get) */
 	size_t admin_ngroups;
+	/* Their names, in the same order ("" for a group without one), as a
+	 * look-up found them (envd_reader_lookup): an entry of
+	 * admin_dir/group applies when it is one of them, with no NSS
+	 * look-up here.  NULL: each entry's gid is looked up (getgrnam_r). */
+	const char *const *admin_group_names;
 	/* envd: names a login gets per session (a display manager's), whose
 	 * value is not known here; a reference to one that base_env lacks is
 	 * reported (ENVD_C_SESSION_UNKNOWN).  NULL-terminated, or NULL. */

@@ -33,7 +33,29 @@ struct envd_req_head {
 	uint32_t uid, gid;
 	uint32_t budget_ms;
 	uint64_t memory_bytes;
-	uint8_t programs, pad[7];
+	uint8_t programs;
+	/* The user's ids are looked up by the reader (spawn.c's
+	 * envd_reader_lookup): the next record is REQ_LOOKUP, the reader
+	 * answers REC_WHO at once and then reads the job's records, to the
+	 * end of its input, and takes the ids it found. */
+	uint8_t lookup, pad[6];
+};
+
+/* The look-up: struct req_lookup, then the user's name. */
+#define ENVD_REQ_LOOKUP 'l'
+struct envd_req_lookup {
+	uint8_t group_names, pad[7]; /* the groups' names too (admin_dir) */
+};
+
+/* The answer: struct envd_rec_who, then the name, the home, the shell,
+ * the groups (uint32_t each), and with group_names each group's name
+ * NUL-ended (empty: none), in the groups' order. */
+#define ENVD_REC_WHO 'W'
+struct envd_rec_who {
+	int32_t r; /* 0, -ENOENT (no such user), -ENOMEM, -E2BIG */
+	uint32_t uid, gid;
+	uint32_t ngroups;
+	uint32_t name_len, dir_len, shell_len, names_len;
 };
 
 /* The reader's only byte when it could not take the credentials or drop

@@ -220,6 +220,10 @@ struct side {
 	struct envd_buf not_conf; /* lint: names without .conf, each NUL-ended */
 	size_t n_not_conf;
 	bool failed; /* the child failed: said, nothing more to say */
+	/* whether the user's group is private, as the reader decided it
+	 * (within the bound) where it relied on group write: 0 not asked,
+	 * 1 private, 2 not (or unknown) */
+	uint8_t private_group;
 };
 
 static bool past(const struct timespec *until)
@@ -431,7 +435,7 @@ struct rec_file {
 
 struct rec_end {
 	uint32_t late;
-	uint8_t links_cut, pad[3];
+	uint8_t links_cut, private_group, pad[2];
 };
 
 struct rec_path {
@@ -518,6 +522,7 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 	memset(&end, 0, sizeof(end));
 	end.late = s->late > UINT32_MAX ? UINT32_MAX : (uint32_t)s->late;
 	end.links_cut = s->links_cut;
+	end.private_group = s->private_group;
 	return r == 0 ? envd_rec_put(b, REC_END, &end, sizeof(end), NULL, 0, NULL, 0) : r;
 }
 

@@ -227,15 +227,16 @@ static _Noreturn void child(int exe, int in, int out, int nul)
 	struct sigaction sa;
 	sigset_t none;
 
-	/* every signal ignored first: what is pending for the child is
-	 * discarded; then a session of its own, so that nothing sent to the
-	 * host's process group (a terminal's ^C, a storm) reaches it; then
-	 * back to the defaults */
+	/* a session of its own, so that nothing sent to the host's process
+	 * group (a terminal's ^C, a storm) reaches it; then every signal
+	 * ignored, which discards what came while blocked (pending, since a
+	 * blocked signal is never ignored on arrival); then back to the
+	 * defaults */
+	(void)syscall(SYS_setsid);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	for (int s = 1; s < NSIG; s++)
 		(void)sigaction(s, &sa, NULL); /* EINVAL for SIGKILL, SIGSTOP */
-	(void)syscall(SYS_setsid);
 	sa.sa_handler = SIG_DFL;
 	for (int s = 1; s < NSIG; s++)
 		(void)sigaction(s, &sa, NULL);
@@ -380,56 +381,104 @@ static void kill_reader(pid_t pid, int pidfd, bool pipe_open)
 		(void)kill(pid, SIGKILL);
 }
 
-int envd_child_run(const struct envd_child *c, const struct envd_buf *req, struct envd_buf *out)
-{
-	struct timespec start;
-	int exe, in, p[2], nul, pidfd = -1, status = 0, r;
+/* A reader started: its pid, pidfd, the pipe it answers on, and while it
+ * waits for its job (a look-up's), the write end of its input. */
+struct envd_reader {
 	pid_t pid;
+	int pidfd, out, in;
+	struct timespec start;
+	unsigned budget_ms;
+};
 
-	if (clock_gettime(CLOCK_MONOTONIC, &start) != 0)
+/* Starts the reader on req: in a sealed memfd, or with keep_open in a
+ * pipe whose write end stays the caller's (rd->in) for the job that
+ * follows.  0, or what envd_child_run returns before the reader runs. */
+static int start_reader(const struct envd_child *c, const struct envd_buf *req, bool keep_open,
+                        struct envd_reader *rd)
+{
+	int exe, in = -1, p[2], nul = -1, r = 0;
+
+	*rd = (struct envd_reader){
+	    .pid = -1, .pidfd = -1, .out = -1, .in = -1, .budget_ms = c->budget_ms};
+	if (clock_gettime(CLOCK_MONOTONIC, &rd->start) != 0)
 		return -ECHILD;
 	exe = open_reader(envd_reader_path(c->reader));
 	if (exe == -ENOMEM)
 		return -ENOMEM;
 	if (exe < 0)
 		return exe == -ENOENT ? -ENOENT : -EACCES;
-	in = request_fd(req);
-	nul = in < 0 ? -1 : open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY);
-	if (nul < 0)
-		r = in == -ENOMEM || errno == ENOMEM ? -ENOMEM : -ECHILD;
-	else if (pipe2(p, O_CLOEXEC) != 0)
+	if (!keep_open) {
+		in = request_fd(req);
+		r = in < 0 ? in : 0;
+	} else if (pipe2(p, O_CLOEXEC) != 0) {
+		r = -ECHILD;
+	} else {
+		/* the look-up's few bytes, and the job's after it, fit the
+		 * pipe: no write of the caller's can block (O_NONBLOCK on its
+		 * end only, to make sure) */
+		in = p[0];
+		rd->in = p[1];
+		if (fcntl(rd->in, F_SETFL, O_NONBLOCK) != 0 ||
+		    envd_write_all(rd->in, req->data, req->len) != 0)
+			r = -ECHILD;
+	}
+	if (r == 0 && (nul = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY)) < 0)
+		r = errno == ENOMEM ? -ENOMEM : -ECHILD;
+	if (r == 0 && pipe2(p, O_CLOEXEC) != 0)
 		r = -ECHILD; /* the kernel's trouble: no reader */
-	else
-		r = 0;
-	if (r < 0) {
-		if (in >= 0)
-			close(in);
-		if (nul >= 0)
-			close(nul);
-		close(exe);
-		return r;
+	if (r == 0) {
+		rd->pid = spawn_reader(exe, in, p[1], nul, &rd->pidfd);
+		close(p[1]);
+		rd->out = p[0];
+		if (rd->pid < 0)
+			r = -ECHILD;
 	}
-	pid = spawn_reader(exe, in, p[1], nul, &pidfd);
 	close(exe);
-	close(in);
-	close(nul);
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
-		return -ECHILD;
+	if (in >= 0)
+		close(in);
+	if (nul >= 0)
+		close(nul);
+	if (r < 0) {
+		if (rd->in >= 0)
+			close(rd->in);
+		if (rd->out >= 0)
+			close(rd->out);
+		rd->in = rd->out = -1;
 	}
-	r = collect(p[0], &start, c->budget_ms, out);
+	return r;
+}
+
+/* Gives the reader the rest of its input (more, may be NULL), reads its
+ * answer to the end within the budget, and ends it.  envd_child_run's
+ * returns. */
+static int finish_reader(struct envd_reader *rd, const struct envd_buf *more, struct envd_buf *out)
+{
+	int status = 0, r = 0;
+
+	if (rd->in >= 0) {
+		/* a job's few records after a look-up: they fit the pipe */
+		if (more != NULL && more->len > 0 &&
+		    envd_write_all(rd->in, more->data, more->len) != 0)
+			r = -EIO;
+		close(rd->in);
+		rd->in = -1;
+	}
+	if (r == 0)
+		r = collect(rd->out, &rd->start, rd->budget_ms, out);
 	if (r < 0)
-		kill_reader(pid, pidfd, true);
-	close(p[0]);
-	if (r == 0 && !reap_within(pid, pidfd, ms_left(&start, c->budget_ms), &status)) {
+		kill_reader(rd->pid, rd->pidfd, true);
+	close(rd->out);
+	rd->out = -1;
+	if (r == 0 &&
+	    !reap_within(rd->pid, rd->pidfd, ms_left(&rd->start, rd->budget_ms), &status)) {
 		r = -ETIMEDOUT;
-		kill_reader(pid, pidfd, false);
+		kill_reader(rd->pid, rd->pidfd, false);
 	}
 	if (r < 0)
-		(void)reap_within(pid, pidfd, KILL_GRACE_MS, &status);
-	if (pidfd >= 0)
-		close(pidfd);
+		(void)reap_within(rd->pid, rd->pidfd, KILL_GRACE_MS, &status);
+	if (rd->pidfd >= 0)
+		close(rd->pidfd);
+	rd->pidfd = -1;
 	if (r < 0)
 		return r;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == ENVD_READER_NO_EXEC && out->len == 0)
@@ -437,4 +486,219 @@ int envd_child_run(const struct envd_child *c, const struct envd_buf *req, struc
 	if (out->len == 1 && out->data[0] == ENVD_READER_SETUP_FAILED)
 		return -EPERM;
 	return 0;
+}
+
+int envd_child_run(const struct envd_child *c, const struct envd_buf *req, struct envd_buf *out)
+{
+	struct envd_reader rd;
+	int r = start_reader(c, req, false, &rd);
+
+	return r < 0 ? r : finish_reader(&rd, NULL, out);
+}
+
+/* ---- the look-up ---- */
+
+/* Reads from the reader until out holds one whole record.  0, or
+ * collect's errors; -EBADMSG at the end of its answer before that. */
+static int collect_record(struct envd_reader *rd, struct envd_buf *out)
+{
+	for (;;) {
+		struct pollfd p = {.fd = rd->out, .events = POLLIN};
+		long left = ms_left(&rd->start, rd->budget_ms), room;
+		uint32_t len;
+		ssize_t n;
+		int r;
+
+		if (out->len >= sizeof(len)) {
+			memcpy(&len, out->data, sizeof(len));
+			if (len > 0 && out->len - sizeof(len) >= len)
+				return 0;
+		}
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)left);
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -EIO;
+		room = envd_buf_room(out, 4096);
+		if (room < 0)
+			return -ENOMEM;
+		if (room == 0)
+			return -EMSGSIZE;
+		n = read(rd->out, out->data + out->len, (size_t)room);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return errno == ENOMEM ? -ENOMEM : -EIO;
+		if (n == 0)
+			return out->len == 1 && out->data[0] == ENVD_READER_SETUP_FAILED ? -EPERM
+			                                                                 : -EBADMSG;
+		out->len += (size_t)n;
+	}
+}
+
+void envd_who_free(struct envd_who *who)
+{
+	free(who->name);
+	free(who->dir);
+	free(who->shell);
+	free(who->groups);
+	if (who->group_names != NULL)
+		for (size_t i = 0; i < who->ngroups; i++)
+			free(who->group_names[i]);
+	free(who->group_names);
+	memset(who, 0, sizeof(*who));
+}
+
+/* A string of the answer: n bytes at *p, no NUL in them. */
+static char *take_str(const char **p, size_t n)
+{
+	char *s = memchr(*p, '\0', n) ? NULL : envd_memdup0(*p, n);
+
+	*p += n;
+	return s;
+}
+
+/* The answer: REC_WHO, checked.  0, -ENOENT (no such user), -EBADMSG,
+ * -ENOMEM. */
+static int decode_who(const char *in, size_t n, bool names, struct envd_who *who)
+{
+	struct envd_rec_who w;
+	const char *body, *p, *end;
+	size_t pos = 0, len;
+	char type;
+
+	if (!envd_rec_next(in, n, &pos, &type, &body, &len) || type != ENVD_REC_WHO ||
+	    len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, body, sizeof(w));
+	if (w.r != 0)
+		return w.r == -ENOENT ? -ENOENT : -EBADMSG;
+	if (w.ngroups > ENVD_REQ_GROUPS || w.name_len == 0 || w.name_len > 4096 ||
+	    w.dir_len > 4096 || w.shell_len > 4096 || (!names && w.names_len != 0) ||
+	    len - sizeof(w) != (size_t)w.name_len + w.dir_len + w.shell_len +
+	                           (size_t)w.ngroups * sizeof(uint32_t) + w.names_len)
+		return -EBADMSG;
+	p = body + sizeof(w);
+	who->uid = (uid_t)w.uid;
+	who->gid = (gid_t)w.gid;
+	who->name = take_str(&p, w.name_len);
+	who->dir = take_str(&p, w.dir_len);
+	who->shell = take_str(&p, w.shell_len);
+	if (!who->name || !who->dir || !who->shell)
+		return -EBADMSG;
+	who->ngroups = w.ngroups;
+	who->groups = calloc(w.ngroups + 1, sizeof(*who->groups));
+	if (who->groups == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < w.ngroups; i++, p += sizeof(uint32_t)) {
+		uint32_t g;
+
+		memcpy(&g, p, sizeof(g));
+		who->groups[i] = (gid_t)g;
+	}
+	if (!names)
+		return 0;
+	who->group_names = calloc(w.ngroups + 1, sizeof(*who->group_names));
+	if (who->group_names == NULL)
+		return -ENOMEM;
+	end = p + w.names_len;
+	for (size_t i = 0; i < w.ngroups; i++) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+
+		if (nul == NULL)
+			return -EBADMSG;
+		who->group_names[i] = envd_memdup0(p, (size_t)(nul - p));
+		if (who->group_names[i] == NULL)
+			return -ENOMEM;
+		p = nul + 1;
+	}
+	return p == end ? 0 : -EBADMSG;
+}
+
+int envd_reader_lookup(const char *user, const struct envd_child *c, bool names,
+                       struct envd_reader **out_rd, struct envd_who *who)
+{
+	struct envd_req_lookup q;
+	struct envd_req_head h;
+	struct envd_reader *rd;
+	struct envd_buf req, ans;
+	int r;
+
+	*out_rd = NULL;
+	memset(who, 0, sizeof(*who));
+	rd = calloc(1, sizeof(*rd));
+	if (rd == NULL)
+		return -ENOMEM;
+	memset(&h, 0, sizeof(h));
+	h.version = ENVD_REQ_VERSION;
+	h.job = ENVD_JOB_USER;
+	h.switch_ids = 1;
+	h.lookup = 1;
+	h.budget_ms = c->budget_ms;
+	h.memory_bytes = c->memory_bytes;
+	memset(&q, 0, sizeof(q));
+	q.group_names = names;
+	envd_buf_init(&req, 0);
+	envd_buf_init(&ans, 1u << 20);
+	r = envd_rec_put(&req, ENVD_REQ_HEAD, &h, sizeof(h), NULL, 0, NULL, 0);
+	if (r == 0)
+		r = envd_rec_put(&req, ENVD_REQ_LOOKUP, &q, sizeof(q), user, strlen(user), NULL, 0);
+	if (r == 0)
+		r = start_reader(c, &req, true, rd);
+	envd_buf_free(&req);
+	if (r < 0) {
+		free(rd);
+		return r;
+	}
+	r = collect_record(rd, &ans);
+	if (r == 0)
+		r = decode_who(ans.data, ans.len, names, who);
+	envd_buf_free(&ans);
+	if (r < 0) {
+		struct envd_buf none;
+		int e;
+
+		envd_who_free(who);
+		envd_buf_init(&none, 1);
+		/* -ENOENT: the reader ends by itself; else it is killed */
+		if (r != -ENOENT)
+			kill_reader(rd->pid, rd->pidfd, true);
+		e = finish_reader(rd, NULL, &none);
+		envd_buf_free(&none);
+		free(rd);
+		(void)e;
+		return r;
+	}
+	*out_rd = rd;
+	return 0;
+}
+
+int envd_reader_job(struct envd_reader *rd, const struct envd_buf *job, struct envd_buf *out)
+{
+	int r = finish_reader(rd, job, out);
+
+	free(rd);
+	return r;
+}
+
+void envd_reader_close(struct envd_reader *rd)
+{
+	int status;
+
+	if (rd == NULL)
+		return;
+	/* no job: the end of its input ends it, with nothing more to say */
+	close(rd->in);
+	close(rd->out);
+	if (!reap_within(rd->pid, rd->pidfd, ms_left(&rd->start, rd->budget_ms), &status)) {
+		kill_reader(rd->pid, rd->pidfd, false);
+		(void)reap_within(rd->pid, rd->pidfd, KILL_GRACE_MS, &status);
+	}
+	if (rd->pidfd >= 0)
+		close(rd->pidfd);
+	free(rd);
 }

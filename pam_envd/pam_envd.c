@@ -272,12 +272,63 @@ static int reader_ids(pam_handle_t *pamh, const struct pe_options *opt, const st
 	return PAM_SUCCESS;
 }
 
+/* The user, for a root login: looked up by the reader within the user
+ * side's bound (a directory that is down costs the login that bound, not
+ * NSS's own time-outs), which then waits in *started for the user side's
+ * job.  *pw points into who.  Where no reader can be started the look-up
+ * is made here, as any module of the stack makes it.  Returns PAM_SUCCESS
+ * (*pw NULL: no such user, or none in time) or PAM_BUF_ERR. */
+static int lookup_user(pam_handle_t *pamh, const struct pe_options *opt, const char *user,
+                       struct envd_reader **started, struct envd_who *who, struct passwd *pwbuf,
+                       const struct passwd **pw, struct envd_ids *ids)
+{
+	struct envd_child c = {
+	    .budget_ms = ENVD_MAX_USER_MS, .memory_bytes = 64u << 20, .reader = opt->set.reader};
+	int r;
+
+	*pw = NULL;
+	if (geteuid() != 0) {
+		*pw = pam_modutil_getpwnam(pamh, user);
+		return PAM_SUCCESS;
+	}
+	r = envd_reader_lookup(user, &c, opt->set.admin_dir != NULL, started, who);
+	if (r == 0) {
+		*pwbuf = (struct passwd){.pw_name = who->name,
+		                         .pw_uid = who->uid,
+		                         .pw_gid = who->gid,
+		                         .pw_dir = who->dir,
+		                         .pw_shell = who->shell};
+		*pw = pwbuf;
+		*ids = (struct envd_ids){.uid = who->uid,
+		                         .gid = who->gid,
+		                         .groups = who->groups,
+		                         .ngroups = who->ngroups};
+		who->groups = NULL; /* ids has them now */
+		return PAM_SUCCESS;
+	}
+	if (r == -ENOMEM)
+		return PAM_BUF_ERR;
+	if (r == -ETIMEDOUT)
+		pam_syslog(pamh, LOG_ERR,
+		           "looking up the user took longer than %u ms (its directory is down?): "
+		           "reading system files only",
+		           ENVD_MAX_USER_MS);
+	else if (r != -ENOENT) {
+		/* no reader (missing, refused): the user side is said then */
+		*pw = pam_modutil_getpwnam(pamh, user);
+	}
+	return PAM_SUCCESS;
+}
+
 /* Loads and applies the files.  err is the entry point's failure code. */
 static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 {
 	struct pe_options opt;
 	struct pe_log log;
 	struct envd_ids ids = {0};
+	struct envd_reader *started = NULL;
+	struct envd_who who = {0};
+	struct passwd pwbuf;
 	struct envd_config cfg;
 	struct envd_result *res = NULL;
 	const void *item = NULL;
@@ -300,7 +351,9 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		rc = PAM_USER_UNKNOWN;
 		goto out;
 	}
-	pw = pam_modutil_getpwnam(pamh, item);
+	rc = lookup_user(pamh, &opt, item, &started, &who, &pwbuf, &pw, &ids);
+	if (rc != PAM_SUCCESS)
+		goto out;
 	if (pw == NULL)
 		pam_syslog(pamh, LOG_NOTICE, "user not found; reading system files only");
 
@@ -314,7 +367,8 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	if (r < 0)
 		goto out;
 	rc = user_dir_for(pamh, &opt, pw, base, &dir);
-	if (rc == PAM_SUCCESS && pw != NULL && (dir != NULL || opt.set.admin_dir != NULL))
+	if (rc == PAM_SUCCESS && pw != NULL && ids.groups == NULL &&
+	    (dir != NULL || opt.set.admin_dir != NULL))
 		rc = reader_ids(pamh, &opt, pw, &dir, &ids);
 	if (rc != PAM_SUCCESS)
 		goto out;
@@ -330,7 +384,9 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		cfg.admin_user = pw->pw_name;
 		cfg.admin_groups = ids.groups;
 		cfg.admin_ngroups = ids.ngroups;
+		cfg.admin_group_names = (const char *const *)who.group_names;
 	}
+	cfg.started = &started;
 	cfg.system_uid = 0;
 	cfg.base_env = base;
 	/* nooverwrite keeps what the PAM environment holds, not the fallbacks
@@ -355,6 +411,8 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 	pe_log_finish(&log, envd_result_diag_count(res));
 	rc = write_result(pamh, &opt, res);
 out:
+	envd_reader_close(started); /* a reader that got no job */
+	envd_who_free(&who);
 	envd_result_free(res);
 	envd_ids_free(&ids);
 	free(dir);
