@@ -50,6 +50,16 @@ static const char fs[] = "steers mount and file system tools run later, possibly
                          "hooks";
 static const char parsing[] = "changes how tools run later, possibly as root, parse their options "
                               "and arguments";
+static const char display[] = "points X and Wayland clients run later, possibly as root, at a "
+                              "display the user chose, with a cookie from a file the user names; "
+                              "through the display libdbus and GLib autolaunch a session bus "
+                              "whose address (unixexec: included) the X server gives";
+static const char mail[] = "makes the mail system's sendmail run later, possibly as root, read "
+                           "the configuration the user chose (Postfix takes MAIL_CONFIG from "
+                           "root callers) and run the commands and debugger it names";
+static const char directory[] = "makes LDAP and SASL clients run later, possibly as root, load "
+                                "SASL plugins (code) from where the user says, or send their "
+                                "bind secret to a server or TLS setting the user chose";
 static const char node[] = "steers node run later, possibly as root: the code it loads, the "
                            "certificates it trusts, the files it writes";
 
@@ -81,6 +91,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"DEBCONF_*", package},
     {"DEBIAN_*", package},
     {"DEBUGFS_PAGER", tool},
+    {"DISPLAY", display},
     {"DOMAIN", identity},
     {"DPKG_*", package},
     {"E2FSCK_*", fs},
@@ -116,6 +127,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"HTTPS_CA_DIR", trust},
     {"HTTPS_CA_FILE", trust},
     {"I18NPATH", tool},
+    {"ICEAUTHORITY", display},
     {"ICU_*", tool},
     {"IFS", shell_init},
     {"INVOCATION_ID", service},
@@ -127,6 +139,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"KRB5_KDC_PROFILE", tool},
     {"KRB5_KTNAME", identity},
     {"KRB5_TRACE", tool},
+    {"LDAP*", directory},
     {"LD_*", loader},
     {"LESSCLOSE", tool},
     {"LESSECHO", tool},
@@ -134,6 +147,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"LESSKEY*", tool},
     {"LESSOPEN", tool},
     {"LIBMOUNT_*", fs},
+    {"LIBSMB_PROG", tool},
     {"LISTEN_*", service},
     {"LOCALDOMAIN", loader},
     {"LOCPATH", loader},
@@ -144,6 +158,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"MAGIC", tool},
     {"MAILCAPS", config},
     {"MAILRC", config},
+    {"MAIL_*", mail},
     {"MALLOC_*", loader},
     {"MKE2FS_*", fs},
     {"MUSL_LOCPATH", loader},
@@ -172,6 +187,7 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"PIP_*", options},
     {"POSIXLY_CORRECT", parsing},
     {"POSIX_ME_HARDER", parsing},
+    {"POSTLOG_*", mail},
     {"PS4", shell_init},
     {"PYTHONBREAKPOINT", interp},
     {"PYTHONDUMPREFSFILE", interp},
@@ -198,6 +214,8 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"RUBYLIB", interp},
     {"RUBYOPT", interp},
     {"RUBYPATH", interp},
+    {"SASL_*", directory},
+    {"SESSION_MANAGER", display},
     {"SHELL", identity},
     {"SHELLOPTS", shell_init},
     {"SSH_ASKPASS", tool},
@@ -239,7 +257,9 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"UNZIP", options},
     {"UNZIPOPT", options},
     {"USER", identity},
+    {"WAYLAND_DISPLAY", display},
     {"WGETRC", config},
+    {"XAUTHORITY", display},
     {"XDG_RUNTIME_DIR", identity},
     {"XDG_SEAT", identity},
     {"XDG_SEAT_PATH", identity},
@@ -321,6 +341,9 @@ static bool locale_names_path(const char *v)
 /* A D-Bus address is a ';'-separated list of "transport:key=value,...".
  * unixexec: (libdbus, sd-bus) and x-machine-unixexec: (sd-bus) run a
  * command to reach the bus: only the transports that connect are taken.
+ * autolaunch: is not one of them: libdbus and GLib run dbus-launch
+ * --autolaunch, which takes the address from the X server of DISPLAY (a
+ * root client's bus, unixexec: included, came from the user's Xvfb).
  * nonce-tcp: connects, but first opens the file its noncefile= names and
  * sends the first 16 bytes to the server: a root client sent those of a
  * 0600 root file to a port the user listened on.  So no nonce-tcp:, and
@@ -330,7 +353,7 @@ static bool locale_names_path(const char *v)
  * sends a fixed authentication line. */
 static bool bus_runs_command(const char *v)
 {
-	static const char *const connect[] = {"unix:", "tcp:", "autolaunch:"};
+	static const char *const connect[] = {"unix:", "tcp:"};
 	const char *a = v;
 	size_t i, n;
 
@@ -374,9 +397,9 @@ static bool less_loads_keys(const char *v)
 
 const struct envd_policy_entry envd_value_rules[] = {
     {"DBUS_SESSION_BUS_ADDRESS",
-     "a bus address whose transport is not unix:, tcp: or autolaunch:, or that names a nonce "
-     "file (unixexec: runs a command in every D-Bus client; a noncefile= is opened and sent to "
-     "the bus)",
+     "a bus address whose transport is not unix: or tcp:, or that names a nonce file (unixexec: "
+     "runs a command in every D-Bus client, autolaunch: takes the address from an X server; a "
+     "noncefile= is opened and sent to the bus)",
      bus_runs_command},
     {"LANG", "a locale name with a '/' or a '..' component is a path to locale files",
      locale_names_path},

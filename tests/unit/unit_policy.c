@@ -197,6 +197,35 @@ static void test_tools_and_pam_names(void **state)
 	envd_policy_free(p);
 }
 
+/* The client families of issue 36: a display (and the bus autolaunched
+ * through it), the mail system, a directory; each name made a real client
+ * run as root run the user's code or hand over a secret
+ * (tests/e2e/e2e_clients.sh). */
+static void test_client_families(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "ICEAUTHORITY", "SESSION_MANAGER",
+	    "MAIL_CONFIG", "MAIL_DEBUG", "MAIL_VERBOSE", "MAIL_LOGTAG", "POSTLOG_SERVICE",
+	    "POSTLOG_HOSTNAME", "SASL_PATH", "SASL_CONF_PATH", "LDAPURI", "LDAPCONF", "LDAPRC",
+	    "LDAPNOINIT", "LDAPBINDDN", "LDAPTLS_REQCERT", "LDAPTLS_CACERT", "LDAPSASL_MECH",
+	    "LDAP_URI", "LIBSMB_PROG",
+	};
+	static const char *const allowed[] = {
+	    "MAIL", "MAILCHECK", "MAILPATH", "SASL", "LDA", "DISPLAYS", "XAUTHORITY_X",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
 /* TZ from a user file may name a zone or a rule, not a file elsewhere. */
 static void test_tz_value(void **state)
 {
@@ -942,7 +971,9 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;tcp:host=localhost,port=1", false},
-	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:", false},
+	    /* autolaunch: takes the address from the X server of DISPLAY */
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:scope=x", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unixexec:path=/bin/sh,argv1=-c", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;unixexec:path=/bin/sh", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "x-machine-unixexec:path=/bin/sh", true},
@@ -957,7 +988,8 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:noncefile=/x,host=h,port=1", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus,noncefile=/x", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;;autolaunch:;tcp:host=h,noncefile=/x", true},
-	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus;autolaunch:", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=localhost,port=4000,family=ipv4", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/nonce", false},
 	    /* LESS: a lesskey file can set LESSOPEN, a command less runs */
@@ -1068,6 +1100,7 @@ int main(void)
 	    cmocka_unit_test(test_default_entries_each_refused),
 	    cmocka_unit_test(test_documented_names_refused),
 	    cmocka_unit_test(test_tools_and_pam_names),
+	    cmocka_unit_test(test_client_families),
 	    cmocka_unit_test(test_tz_value),
 	    cmocka_unit_test(test_root_tool_names),
 	    cmocka_unit_test(test_sweep_names),
