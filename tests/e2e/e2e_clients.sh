@@ -28,6 +28,7 @@
 #   ldap     a root `ldapsearch -x` dlopen()ed every .so in the user's
 #            SASL_PATH, and sent its bind password, read from a 0600 root
 #            file, to the user's listener that LDAPURI named
+#   ssh      a root `ssh-keygen -K` ran the user's SSH_SK_HELPER
 # Each family asserts that the names did not reach the root helper, that
 # the side effect did not happen, and that the harmless variable arrived.
 
@@ -47,7 +48,7 @@ chmod 700 "$PW" "$RH"
 # the clients, each when installed (./dev deps installs them all; under
 # CI=true a missing one fails here, else its family says what it leaves
 # unchecked)
-have_cmds Xvfb xauth xdpyinfo dbus-launch dbus-send sendmail ldapsearch python3 || true
+have_cmds Xvfb xauth xdpyinfo dbus-launch dbus-send sendmail ldapsearch ssh-keygen python3 || true
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # payload NAME: a script of the user's that leaves the marker NAME with
@@ -244,6 +245,16 @@ LDAPTLS_REQCERT=never
 HARMLESS_LDAP=ok-ldap
 EOF
 printf 'root-bind-secret' >"$E2E_TMP/bindpw"
+
+# ssh: the helper that talks to security keys, run by ssh-keygen -K (and
+# by ssh and ssh-add for a key of that kind); the PKCS#11 one, ssh-agent's
+payload ssh_sk_helper
+payload ssh_pkcs11_helper
+userfile 50-ssh <<EOF
+SSH_SK_HELPER=$uh/bin/ssh_sk_helper
+SSH_PKCS11_HELPER=$uh/bin/ssh_pkcs11_helper
+HARMLESS_SSH=ok-ssh
+EOF
 chmod 600 "$E2E_TMP/bindpw"
 
 chown -R "$u:" "$uh"
@@ -266,6 +277,7 @@ have sendmail && run sendmail -bp
 # a mail to root only where Postfix has no configuration of its own: it
 # fails at once there, and queues nothing on a machine that has one
 have sendmail && [ ! -e /etc/postfix/main.cf ] && printf 'Subject: login\n\n' | run sendmail root
+have ssh-keygen && (cd $RH && run ssh-keygen -K)
 have ldapsearch && run ldapsearch -x -o nettimeout=3 -D cn=notifier,dc=example \
 	-y $E2E_TMP/bindpw -b dc=example
 exit 0
@@ -341,6 +353,13 @@ if have ldapsearch && [ -n "$LPORT" ]; then
 		grep -qs root-bind-secret "$uh/ldap.capture"
 else
 	skip "ldap: no ldapsearch or python3: LDAPURI not checked"
+fi
+
+family ssh HARMLESS_SSH SSH_SK_HELPER SSH_PKCS11_HELPER
+if have ssh-keygen; then
+	ran "ssh: the user's security key helper (ssh-keygen -K)" ssh_sk_helper
+else
+	skip "ssh: ssh-keygen is not installed, its side effect is not checked"
 fi
 
 expect_false "no value naming the user's home reaches the root helper" grep -qF "$uh" "$r"

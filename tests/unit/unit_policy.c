@@ -179,11 +179,11 @@ static void test_tools_and_pam_names(void **state)
 	    "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_SSH", "TERMINFO",
 	    "TERMINFO_DIRS", "TERMCAP", "TERMPATH", "SSLKEYLOGFILE", "KRB5_TRACE", "KRB5_CONFIG",
 	    "KRB5_KDC_PROFILE", "PERLIO_DEBUG", "PHPRC", "PHP_INI_SCAN_DIR", "PYTHONPYCACHEPREFIX",
-	    "NULLCMD", "READNULLCMD", "TMPPREFIX",
+	    "NULLCMD", "READNULLCMD", "TMPPREFIX", "GTK_MODULES", "QT_PLUGIN_PATH",
 	};
 	static const char *const allowed[] = {
-	    "GIT_EDITOR", "GIT_PAGER", "GIT_AUTHOR_NAME", "LESS", "GTK_MODULES", "QT_PLUGIN_PATH",
-	    "EDITOR", "PAGER", "TZ", "TERM", "PAMPHLET", "SSH_AUTH_SOCK",
+	    "GIT_EDITOR", "GIT_PAGER", "GIT_AUTHOR_NAME", "LESS", "GTK_THEME",
+	    "QT_QPA_PLATFORMTHEME", "EDITOR", "PAGER", "TZ", "TERM", "PAMPHLET", "SSH_AUTH_SOCK",
 	};
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
@@ -213,6 +213,37 @@ static void test_client_families(void **state)
 	};
 	static const char *const allowed[] = {
 	    "MAIL", "MAILCHECK", "MAILPATH", "SASL", "LDA", "DISPLAYS", "XAUTHORITY_X",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
+/* What a reading of the client libraries of issue 36 adds: helpers that
+ * OpenSSH runs, GTK, Qt and Xlib modules, X resource files, Kerberos and
+ * Samba credentials and caches, CUPS servers. */
+static void test_client_libraries(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "SSH_SK_HELPER", "SSH_PKCS11_HELPER", "GTK_MODULES", "GTK3_MODULES", "GTK_PATH",
+	    "GTK_IM_MODULE_FILE", "QT_PLUGIN_PATH", "QT_QPA_PLATFORM_PLUGIN_PATH", "XLOCALEDIR",
+	    "XENVIRONMENT", "XAPPLRESDIR", "XFILESEARCHPATH", "XUSERFILESEARCHPATH",
+	    "GSS_MECH_CONFIG", "KRB5CCNAME", "KRB5_CONFIG", "KRB5_KDC_PROFILE", "KRB5_KTNAME",
+	    "KRB5_CLIENT_KTNAME", "KRB5RCACHEDIR", "KRB5RCACHETYPE", "KRB5RCACHENAME",
+	    "PASSWD", "PASSWD_FD", "PASSWD_FILE", "CUPS_SERVER", "CUPS_SERVERROOT",
+	    "CUPS_DATADIR", "CUPS_ENCRYPTION", "CUPS_USER", "IPP_PORT",
+	};
+	static const char *const allowed[] = {
+	    "GTK_THEME", "GTK_IM_MODULE", "QT_QPA_PLATFORMTHEME", "QT_SCALE_FACTOR",
+	    "PASSWDX", "CUPS", "PRINTER", "LPDEST", "SSH_AUTH_SOCK",
 	};
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
@@ -1101,6 +1132,7 @@ int main(void)
 	    cmocka_unit_test(test_documented_names_refused),
 	    cmocka_unit_test(test_tools_and_pam_names),
 	    cmocka_unit_test(test_client_families),
+	    cmocka_unit_test(test_client_libraries),
 	    cmocka_unit_test(test_tz_value),
 	    cmocka_unit_test(test_root_tool_names),
 	    cmocka_unit_test(test_sweep_names),
