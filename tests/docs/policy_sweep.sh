@@ -9,7 +9,11 @@
 # the reason it may stay.  A new name found by a new sweep fails here
 # until it is refused in lib/policy.c or reviewed.  The reviewed table is
 # held to its form: sorted, one reason each, no glob, no name the policy
-# refuses, none the sweep does not list.  Does not sweep (that needs root
+# refuses, none the sweep does not list; and to the review rule: each row
+# names the root programs that read the name (READ BY), each one the sweep
+# found reading it, and a name of a client family (a display, a bus, a
+# mail or directory client) names the test (TESTED) that runs a root
+# client with the user's value; that test must name it.  Does not sweep (that needs root
 # and the programs; tools/sweep/run.sh --check compares a fresh sweep with
 # the committed one).
 #
@@ -43,10 +47,52 @@ if [ "$n_names" -ge 100 ]; then pass "names.tsv: $n_names names"; else
 	fail "names.tsv: only $n_names names"
 fi
 
-bad=$(data "$REVIEWED" | awk -F'\t' 'NF != 2 || $1 !~ /^[A-Za-z_][A-Za-z0-9_]*$/ ||
-	$2 !~ /^(interactive|desktop|everyday|proxy|output|debug|tuning|mode|identity|shell|platform): ./')
-if [ -z "$bad" ]; then pass "policy_reviewed.tsv: NAME, a tab, KIND: REASON on each line"; else
-	fail "policy_reviewed.tsv: malformed lines (a glob, no reason, an unknown kind)" "$bad"
+bad=$(data "$REVIEWED" | awk -F'\t' '(NF != 3 && NF != 4) || $1 !~ /^[A-Za-z_][A-Za-z0-9_]*$/ ||
+	$2 !~ /^(interactive|desktop|everyday|proxy|output|debug|tuning|mode|identity|shell|platform): ./ ||
+	$3 !~ /^[^ ,]+(,[^ ,]+)*$/ || (NF == 4 && $4 !~ /^tests\/e2e\/[a-z0-9_]+\.sh$/)')
+if [ -z "$bad" ]; then
+	pass "policy_reviewed.tsv: NAME, KIND: REASON, READ BY[, TESTED] on each line"
+else
+	fail "policy_reviewed.tsv: malformed lines (a glob, no reason, an unknown kind, no reader named)" "$bad"
+fi
+
+# the review rule: the readers named are ones the sweep found
+bad=$(data "$REVIEWED" | awk -F'\t' -v names="$NAMES" '
+	function reader(t) {
+		if (t ~ /^man:.*\(.*\)$/) { sub(/^man:/, "", t); sub(/\(.*$/, "", t) }
+		sub(/^strings:/, "", t)
+		return t
+	}
+	BEGIN {
+		while ((getline l < names) > 0) {
+			if (l ~ /^#/ || l == "") continue
+			split(l, f, "\t")
+			n = split(f[3], w, ",")
+			for (i = 1; i <= n; i++) found[f[1] SUBSEP reader(w[i])] = 1
+		}
+	}
+	{
+		n = split($3, r, ",")
+		for (i = 1; i <= n; i++)
+			if (!((($1) SUBSEP r[i]) in found)) print $1 ": " r[i] " is not among the readers the sweep found"
+	}')
+if [ -z "$bad" ]; then pass "policy_reviewed.tsv: every reader named is one the sweep found"; else
+	fail "policy_reviewed.tsv: readers the sweep did not find (tools/sweep/names.tsv's WHERE)" "$bad"
+fi
+
+# a client family's name: a root client run with the user's value, in the
+# test TESTED names, which names it
+family='^(DISPLAY|WAYLAND_DISPLAY|XAUTHORITY|ICEAUTHORITY|SESSION_MANAGER|DBUS_.*|.*_BUS_ADDRESS|MAIL.*|SENDMAIL.*|POSTFIX.*|POSTLOG.*|LDAP.*|SASL.*|KRB5.*|SMB.*|CUPS.*)$'
+bad=$(data "$REVIEWED" | awk -F'\t' -v re="$family" '$1 ~ re && NF < 4 { print $1 ": no TESTED" }')
+while IFS=$'\t' read -r n _ _ t; do
+	[ -n "$t" ] || continue
+	[ -f "$top_srcdir/$t" ] || { bad="$bad${bad:+$'\n'}$n: $t does not exist"; continue; }
+	grep -qw -- "$n" "$top_srcdir/$t" || bad="$bad${bad:+$'\n'}$n: $t does not name it"
+done < <(data "$REVIEWED")
+if [ -z "$bad" ]; then
+	pass "policy_reviewed.tsv: each client family's name has a test of a root client that names it"
+else
+	fail "policy_reviewed.tsv: client family names without a test of a root client" "$bad"
 fi
 if data "$REVIEWED" | cut -f1 | LC_ALL=C sort -c -u 2>/dev/null; then
 	pass "policy_reviewed.tsv: in strcmp order, each name once"

@@ -29,6 +29,11 @@
 #            SASL_PATH, and sent its bind password, read from a 0600 root
 #            file, to the user's listener that LDAPURI named
 #   ssh      a root `ssh-keygen -K` ran the user's SSH_SK_HELPER
+#   mail check  the names of the mail family that lib/policy_reviewed.tsv
+#            keeps (MAIL, MAILPATH, MAILCHECK: an interactive shell's mail
+#            check) arrive, and the root shells run with them reach
+#            nothing of the user's: the mailbox they name is a FIFO whose
+#            writer (the user's) would see any open
 # Each family asserts that the names did not reach the root helper, that
 # the side effect did not happen, and that the harmless variable arrived.
 
@@ -257,8 +262,23 @@ HARMLESS_SSH=ok-ssh
 EOF
 chmod 600 "$E2E_TMP/bindpw"
 
+# mail check: the mailbox is a FIFO; the user's writer leaves a marker as
+# soon as anything opens it for reading
+mkfifo "$uh/mailbox"
+userfile 60-mailcheck <<EOF
+MAIL=$uh/mailbox
+MAILPATH=$uh/mailbox
+MAILCHECK=0
+HARMLESS_MAILCHECK=ok-mailcheck
+EOF
+
 chown -R "$u:" "$uh"
 chmod -R go-w "$uh"
+# shellcheck disable=SC2016 # expanded by that sh
+setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- timeout 240 \
+	sh -c 'echo x >"$1" && : >"$1.opened"' sh "$uh/mailbox" >/dev/null 2>&1 &
+echo $! >>"$E2E_TMP/created-pids"
+XPIDS+=("$!")
 
 # --- the root helper: a login notifier that runs ordinary clients -------
 CLIENTS=$E2E_TMP/bin/run-clients
@@ -278,6 +298,9 @@ have sendmail && run sendmail -bp
 # fails at once there, and queues nothing on a machine that has one
 have sendmail && [ ! -e /etc/postfix/main.cf ] && printf 'Subject: login\n\n' | run sendmail root
 have ssh-keygen && (cd $RH && run ssh-keygen -K)
+run bash -c true
+run sh -c true
+run bash -l -c true
 have ldapsearch && run ldapsearch -x -o nettimeout=3 -D cn=notifier,dc=example \
 	-y $E2E_TMP/bindpw -b dc=example
 exit 0
@@ -362,7 +385,17 @@ else
 	skip "ssh: ssh-keygen is not installed, its side effect is not checked"
 fi
 
-expect_false "no value naming the user's home reaches the root helper" grep -qF "$uh" "$r"
+# the reviewed mail check names: they arrive, and no root shell opened the
+# mailbox they name
+family "mail check" HARMLESS_MAILCHECK
+for n in MAIL MAILPATH MAILCHECK; do
+	expect_true "mail check: the reviewed $n arrives" hasvar "$r" "$n"
+done
+expect_false "mail check: no root shell opened the mailbox MAIL names" \
+	test -e "$uh/mailbox.opened"
+
+expect_false "no value naming the user's home reaches the root helper but the mailbox" \
+	grep -qF "$uh" <(tr '\0' '\n' <"$r" | grep -v '^MAIL\(PATH\)\?=')
 expect_false "no value naming the other user's home reaches the root helper" grep -qF "$vh" "$r"
 
 if [ "$H_FAILS" != 0 ]; then
