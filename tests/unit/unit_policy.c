@@ -257,6 +257,37 @@ static void test_client_libraries(void **state)
 	envd_policy_free(p);
 }
 
+/* What the package sweep (tools/sweep/packages.sh) found that steers a
+ * root program: build tools, CGI variables, module and command paths of
+ * iproute2, iptables, groff, sulogin, wget, libpamc, GnuPG. */
+static void test_package_sweep_names(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "CC", "CXX", "LD", "LDFLAGS", "CFLAGS", "MAKEFLAGS", "PKG_CONFIG_PATH", "HARNESS_PERL",
+	    "BUNDLE_GEMFILE", "BUNDLE_APP_CONFIG", "PATH_TRANSLATED", "REMOTE_USER", "SERVER_NAME",
+	    "IPTABLES_LIB_DIR", "XTABLES_LIBDIR", "TC_LIB_DIR", "GROFF_BIN_PATH", "SUSHELL",
+	    "sushell", "WGET_ASKPASS", "PAMC_AGENT_PATH", "GNUPG_BUILD_ROOT", "OPENSSL",
+	    "SMB_CONF_PATH", "COREPACK_NPM_REGISTRY", "npm_config_registry", "container",
+	    "WATCHDOG_USEC", "DBUS_STARTER_BUS_TYPE", "G_DBUS_COOKIE_SHA1_KEYRING_DIR",
+	    "DEVICE_URI", "AUTH_PASSWORD", "PROC_NET_SCTP", "RESIZE2FS_FORCE_ITABLE_INIT",
+	};
+	static const char *const allowed[] = {
+	    "G_DBUS_DEBUG", "LS_COLORS", "GTK_IM_MODULE", "PRINTER", "TEST_VERBOSE", "MANWIDTH",
+	    "NOPROXY", "XDG_CURRENT_DESKTOP", "OPENSSLX", "CCACHE_DIR_X",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
 /* TZ from a user file may name a zone or a rule, not a file elsewhere. */
 static void test_tz_value(void **state)
 {
@@ -315,7 +346,7 @@ static void test_ordinary_names_allowed(void **state)
 	    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "MANPATH",
 	    "GOPATH", "SSH_AUTH_SOCK", "GTK_THEME", "QT_QPA_PLATFORMTHEME", "MOZ_ENABLE_WAYLAND",
 	    /* near misses */
-	    "LD", "LDFLAGS", "ld_preload", "MY_LD_PRELOAD", "ENVX", "XENV", "XDG_SEATX",
+	    "LDX", "LDFLAG", "ld_preload", "MY_LD_PRELOAD", "ENVX", "XENV", "XDG_SEATX",
 	    "XDG_SESSION", "PYTHONPATHX", "BASH_FUNC", "HOMEDIR", "USERNAME", "SHELLX",
 	};
 	/* clang-format on */
@@ -1023,6 +1054,11 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus;autolaunch:", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=localhost,port=4000,family=ipv4", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/nonce", false},
+	    /* GDK_BACKEND: broadway draws at a local port any user can take */
+	    {"GDK_BACKEND", "wayland", false}, {"GDK_BACKEND", "x11", false},
+	    {"GDK_BACKEND", "wayland,x11", false}, {"GDK_BACKEND", "", false},
+	    {"GDK_BACKEND", "broadway", true}, {"GDK_BACKEND", "x11,Broadway", true},
+	    {"GDK_BACKEND", "*", true},
 	    /* LESS: a lesskey file can set LESSOPEN, a command less runs */
 	    {"LESS", "-R", false}, {"LESS", "-FRXK", false}, {"LESS", "-iMRS -j.5 -x4", false},
 	    {"LESS", "--mouse --wheel-lines=3 --RAW-CONTROL-CHARS", false}, {"LESS", "", false},
@@ -1037,7 +1073,7 @@ static void test_value_rules(void **state)
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
 	struct envd_policy *lifted =
-	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS,LESS", NULL);
+	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS,LESS,GDK_BACKEND", NULL);
 	struct envd_policy *bare = policy(false, NULL, NULL);
 	size_t i;
 
@@ -1133,6 +1169,7 @@ int main(void)
 	    cmocka_unit_test(test_tools_and_pam_names),
 	    cmocka_unit_test(test_client_families),
 	    cmocka_unit_test(test_client_libraries),
+	    cmocka_unit_test(test_package_sweep_names),
 	    cmocka_unit_test(test_tz_value),
 	    cmocka_unit_test(test_root_tool_names),
 	    cmocka_unit_test(test_sweep_names),
