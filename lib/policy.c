@@ -50,6 +50,25 @@ static const char fs[] = "steers mount and file system tools run later, possibly
                          "hooks";
 static const char parsing[] = "changes how tools run later, possibly as root, parse their options "
                               "and arguments";
+static const char display[] = "points X and Wayland clients run later, possibly as root, at a "
+                              "display the user chose, with a cookie from a file the user names; "
+                              "through the display libdbus and GLib autolaunch a session bus "
+                              "whose address (unixexec: included) the X server gives";
+static const char mail[] = "makes the mail system's sendmail run later, possibly as root, read "
+                           "the configuration the user chose (Postfix takes MAIL_CONFIG from "
+                           "root callers) and run the commands and debugger it names";
+static const char directory[] = "makes LDAP and SASL clients run later, possibly as root, load "
+                                "SASL plugins (code) from where the user says, or send their "
+                                "bind secret to a server or TLS setting the user chose";
+static const char print[] = "points CUPS clients run later, possibly as root, at a server the "
+                            "user chose, or makes them read configuration, data and helpers "
+                            "from where the user says";
+static const char build[] = "steers builds run later, possibly as root (a module or gem built "
+                            "on install, DKMS, node-gyp): the compiler, make and flags they "
+                            "run, the paths they install to, the test harness they load";
+static const char cgi[] = "makes a program run later, possibly as root, believe a web server "
+                          "runs it: the request, the path and repository it serves, the "
+                          "remote user it acts for";
 static const char node[] = "steers node run later, possibly as root: the code it loads, the "
                            "certificates it trusts, the files it writes";
 
@@ -57,39 +76,78 @@ static const char node[] = "steers node run later, possibly as root: the code it
  * test keeps it so), which the scan in envd_policy_check relies on. */
 const struct envd_policy_entry envd_default_deny[] = {
     {"APT_CONFIG", config},
+    {"APT_EDSP_DUMP_FILENAME", package},
+    {"APT_LISTCHANGES_FRONTEND", package},
+    {"AR_*", build},
+    {"AUDIODEV", tool},
+    {"AUTH_*", identity},
     {"AWS_CA_BUNDLE", trust},
     {"BASHOPTS", shell_init},
     {"BASH_ENV", shell_init},
     {"BASH_FUNC_*", shell_init},
     {"BASH_XTRACEFD", shell_init},
+    {"BC_ENV_ARGS", options},
     {"BLKID_*", fs},
-    {"BUNDLE_GEMFILE", interp},
+    {"BROADWAY_DISPLAY", display},
+    {"BUNDLER_*", interp},
+    {"BUNDLE_*", interp},
     {"BZIP", options},
     {"BZIP2", options},
+    {"CC", build},
+    {"CC_*", build},
     {"CDPATH", shell_init},
+    {"CFLAGS*", build},
+    {"CHARSETALIASDIR", tool},
+    {"CLASS", print},
     {"CLASSPATH", interp},
     {"COMERR_*", tool},
+    {"CONFIGURE_ARGS", build},
+    {"CONSOLE", tool},
+    {"CONTENT_LENGTH", cgi},
+    {"CONTENT_TYPE", cgi},
+    {"COREPACK_*", package},
+    {"CPAN_OPTS", build},
+    {"CPPFLAGS*", build},
+    {"CREDENTIALS_DIRECTORY", service},
     {"CTLOG_FILE", trust},
+    {"CUPS_*", print},
     {"CURL_CA_BUNDLE", trust},
     {"CURL_HOME", config},
     {"CVSIGNORE", options},
+    {"CVSROOT", tool},
     {"CVS_RSH", tool},
     {"CVS_SERVER", tool},
+    {"CXX", build},
+    {"CXXFLAGS*", build},
+    {"CXX_*", build},
     {"DATEMSK", loader},
+    {"DBUS_BLOCK_ON_ABORT", bus},
+    {"DBUS_DEBUG_OUTPUT", bus},
+    {"DBUS_FATAL_WARNINGS", bus},
     {"DBUS_STARTER_ADDRESS", bus},
+    {"DBUS_STARTER_BUS_TYPE", bus},
     {"DBUS_SYSTEM_BUS_ADDRESS", bus},
     {"DEBCONF_*", package},
     {"DEBIAN_*", package},
     {"DEBUGFS_PAGER", tool},
+    {"DESTDIR", build},
+    {"DEVICE_URI", print},
+    {"DISPLAY", display},
     {"DOMAIN", identity},
     {"DPKG_*", package},
     {"E2FSCK_*", fs},
     {"E2FSPROGS_*", fs},
     {"EGD_PATH", tool},
+    {"ENCRYPTED_CREDENTIALS_DIRECTORY", service},
     {"ENV", shell_init},
+    {"EU_ALWAYS_COPY", build},
+    {"EU_INSTALL_*", build},
     {"EXT2FS_*", fs},
+    {"FAKECHROOT*", package},
+    {"FAKED_MODE", package},
     {"FPATH", shell_init},
     {"FSTAB_FILE", fs},
+    {"GATEWAY_INTERFACE", cgi},
     {"GCONV_PATH", loader},
     {"GDK_PIXBUF_MODULE_FILE", modules},
     {"GEMRC", interp},
@@ -99,34 +157,68 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"GIO_EXTRA_MODULES", modules},
     {"GIO_LAUNCH_DESKTOP", tool},
     {"GIO_MODULE_DIR", modules},
+    {"GITPERLLIB", interp},
+    {"GITWEB_CONFIG*", config},
     {"GIT_*", git},
     {"GI_TYPELIB_PATH", modules},
     {"GLIBC_TUNABLES", loader},
     {"GLOBIGNORE", shell_init},
     {"GNUPGHOME", config},
+    {"GNUPG_BUILD_ROOT", tool},
+    {"GROFF_BIN_PATH", tool},
+    {"GROFF_COMMAND_PREFIX", tool},
+    {"GROFF_PATH__", tool},
+    {"GROFF_TMPDIR", tool},
     {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH", trust},
     {"GSETTINGS_*", config},
+    {"GSS_MECH_CONFIG", modules},
     {"GST_DEBUG_FILE", tool},
     {"GST_PLUGIN_*", modules},
     {"GST_REGISTRY*", tool},
+    {"GTK3_MODULES", modules},
+    {"GTK_DATA_PREFIX", modules},
+    {"GTK_EXE_PREFIX", modules},
+    {"GTK_IM_MODULE_FILE", modules},
+    {"GTK_INSPECTOR_DISPLAY", display},
+    {"GTK_MODULES", modules},
+    {"GTK_PATH", modules},
+    {"GYP_*", build},
+    {"G_DBUS_COOKIE_SHA1_KEYRING_DIR*", bus},
+    {"G_DBUS_MONITOR", bus},
+    {"G_RESOURCE_OVERLAYS", config},
+    {"HARNESS_*", build},
     {"HGRCPATH", config},
     {"HOME", identity},
     {"HOSTALIASES", loader},
     {"HTTPLIB2_CA_CERTS", trust},
+    {"HTTPS", cgi},
     {"HTTPS_CA_DIR", trust},
     {"HTTPS_CA_FILE", trust},
+    {"HTTP_ACCEPT_LANGUAGE", cgi},
+    {"HTTP_CONTENT_ENCODING", cgi},
+    {"HTTP_GIT_PROTOCOL", cgi},
+    {"HTTP_HOST", cgi},
     {"I18NPATH", tool},
+    {"ICEAUTHORITY", display},
     {"ICU_*", tool},
     {"IFS", shell_init},
     {"INVOCATION_ID", service},
+    {"IPP_PORT", print},
+    {"IPTABLES_LIB_DIR", modules},
+    {"IP_LIB_DIR", modules},
     {"JAVA_TOOL_OPTIONS", interp},
     {"JDK_JAVA_OPTIONS", interp},
     {"JOURNAL_STREAM", service},
     {"KRB5CCNAME", identity},
+    {"KRB5RCACHE*", tool},
+    {"KRB5_CLIENT_KTNAME", identity},
     {"KRB5_CONFIG", identity},
     {"KRB5_KDC_PROFILE", tool},
     {"KRB5_KTNAME", identity},
     {"KRB5_TRACE", tool},
+    {"LD", build},
+    {"LDAP*", directory},
+    {"LDFLAGS*", build},
     {"LD_*", loader},
     {"LESSCLOSE", tool},
     {"LESSECHO", tool},
@@ -134,45 +226,79 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"LESSKEY*", tool},
     {"LESSOPEN", tool},
     {"LIBMOUNT_*", fs},
+    {"LIBRARY_PATH", build},
+    {"LIBSMB_PROG", tool},
     {"LISTEN_*", service},
     {"LOCALDOMAIN", loader},
+    {"LOCALEDIR", tool},
     {"LOCPATH", loader},
+    {"LOGDIR", identity},
     {"LOGNAME", identity},
+    {"LOGS_DIRECTORY", service},
     {"LUA_CPATH*", interp},
     {"LUA_INIT*", interp},
     {"LUA_PATH*", interp},
     {"MAGIC", tool},
     {"MAILCAPS", config},
     {"MAILRC", config},
+    {"MAIL_*", mail},
+    {"MAKE", build},
+    {"MAKEFLAGS", build},
     {"MALLOC_*", loader},
+    {"MANAGERPID", service},
+    {"MAN_DISABLE_SECCOMP", tool},
+    {"MAN_TEST_*", tool},
+    {"MIXERDEV", tool},
+    {"MJIT_SEARCH_BUILD_DIR", interp},
     {"MKE2FS_*", fs},
+    {"MOD_PERL", cgi},
     {"MUSL_LOCPATH", loader},
     {"NAILRC", config},
     {"NETRC", tool},
+    {"NET_NAMING_SCHEME", service},
     {"NIS_PATH", loader},
     {"NLSPATH", loader},
+    {"NODEJS_ORG_MIRROR", build},
     {"NODE_*", node},
     {"NOTIFY_SOCKET", service},
+    {"NSTAT_HISTORY", tool},
     {"NULLCMD", shell_init},
+    {"OPENSSL", tool},
     {"OPENSSL_*", interp},
+    {"PAMC_AGENT_PATH", tool},
     {"PAM_*", identity},
+    {"PASSWD", identity},
+    {"PASSWD_*", tool},
+    {"PATH_INFO", cgi},
+    {"PATH_TRANSLATED", cgi},
     {"PEP517_BACKEND_PATH", interp},
+    {"PERL", tool},
     {"PERL5DB", interp},
     {"PERL5LIB", interp},
     {"PERL5OPT", interp},
     {"PERLIO", interp},
     {"PERLIO_DEBUG", tool},
     {"PERLLIB", interp},
+    {"PERL_AUTOINSTALL", build},
+    {"PERL_EXTUTILS_AUTOINSTALL", build},
     {"PERL_HTTP_URI_CLASS", interp},
+    {"PERL_INSTALL_ROOT", build},
     {"PERL_LWP_SSL_*", trust},
+    {"PERL_MM_OPT", build},
     {"PERL_NET_HTTPS_SSL_SOCKET_CLASS", trust},
     {"PERL_USE_UNSAFE_INC", interp},
     {"PHPRC", interp},
     {"PHP_INI_SCAN_DIR", interp},
     {"PIP_*", options},
+    {"PKG_CONFIG_PATH", build},
     {"POSIXLY_CORRECT", parsing},
     {"POSIX_ME_HARDER", parsing},
+    {"POSTLOG_*", mail},
+    {"PPD", print},
+    {"PROC_NET_*", tool},
+    {"PROC_ROOT", tool},
     {"PS4", shell_init},
+    {"PYTHON", tool},
     {"PYTHONBREAKPOINT", interp},
     {"PYTHONDUMPREFSFILE", interp},
     {"PYTHONEXECUTABLE", interp},
@@ -188,23 +314,42 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"PYTHONWARNINGS", interp},
     {"PYTHON_EGG_CACHE", interp},
     {"QLOGDIR", tool},
+    {"QT_PLUGIN_PATH", modules},
+    {"QT_QPA_PLATFORM_PLUGIN_PATH", modules},
+    {"QUERY_STRING", cgi},
+    {"RAKE_SYSTEM", interp},
     {"READNULLCMD", shell_init},
+    {"REMOTE_*", cgi},
     {"REQUESTS_CA_BUNDLE", trust},
+    {"RESIZE2FS_*", fs},
     {"RESOLV_HOST_CONF", loader},
     {"RES_OPTIONS", loader},
     {"RND_SEED", tool},
     {"RSYNC_*", tool},
+    {"RUBY", tool},
     {"RUBYGEMS_GEMDEPS", interp},
+    {"RUBYGEMS_HOST", package},
     {"RUBYLIB", interp},
     {"RUBYOPT", interp},
     {"RUBYPATH", interp},
+    {"RUNLEVEL", service},
+    {"RUNTIME_DIRECTORY", service},
+    {"SASL_*", directory},
+    {"SCRIPT_FILENAME", cgi},
+    {"SCRIPT_NAME", cgi},
+    {"SERVER_*", cgi},
+    {"SESSION_MANAGER", display},
     {"SHELL", identity},
     {"SHELLOPTS", shell_init},
+    {"SMB_CONF_PATH", config},
+    {"SSH2_CLIENT", identity},
     {"SSH_ASKPASS", tool},
     {"SSH_ASKPASS_REQUIRE", tool},
     {"SSH_CLIENT", identity},
     {"SSH_CONNECTION", identity},
     {"SSH_ORIGINAL_COMMAND", identity},
+    {"SSH_PKCS11_HELPER", tool},
+    {"SSH_SK_HELPER", tool},
     {"SSH_SK_PROVIDER", modules},
     {"SSH_TTY", identity},
     {"SSH_TUNNEL", identity},
@@ -214,15 +359,20 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"SSL_CERT_FILE", trust},
     {"SS_READLINE_PATH", modules},
     {"SUDO_*", identity},
+    {"SUSHELL", tool},
     {"SVN_SSH", tool},
     {"SYSTEMCTL_*", service},
     {"SYSTEMD_*", service},
     {"SYSTEM_WGETRC", config},
+    {"T2_*", build},
     {"TAPE", tool},
     {"TAR_OPTIONS", options},
     {"TCL*_TM_PATH", interp},
     {"TCLLIBPATH", interp},
     {"TCL_LIBRARY", interp},
+    {"TCPDIAG_FILE", tool},
+    {"TC_BPF_*", tool},
+    {"TC_LIB_DIR", modules},
     {"TEMP", tool},
     {"TERMCAP", tool},
     {"TERMINFO", tool},
@@ -234,28 +384,53 @@ const struct envd_policy_entry envd_default_deny[] = {
     {"TMP", tool},
     {"TMPDIR", loader},
     {"TMPPREFIX", shell_init},
+    {"TUNE2FS_*", fs},
     {"TZDIR", loader},
     {"UNIX_IO_*", fs},
     {"UNZIP", options},
     {"UNZIPOPT", options},
     {"USER", identity},
+    {"V8_COMPILE_CACHE_CACHE_DIR", tool},
+    {"WATCHDOG_*", service},
+    {"WAYLAND_DISPLAY", display},
     {"WGETRC", config},
+    {"WGET_ASKPASS", tool},
+    {"XAPPLRESDIR", config},
+    {"XAUTHLOCALHOSTNAME", display},
+    {"XAUTHORITY", display},
+    {"XCMSDB", config},
+    {"XCOMPOSECACHE", tool},
+    {"XCOMPOSEFILE", config},
     {"XDG_RUNTIME_DIR", identity},
     {"XDG_SEAT", identity},
     {"XDG_SEAT_PATH", identity},
     {"XDG_SESSION_*", identity},
     {"XDG_VTNR", identity},
+    {"XENVIRONMENT", config},
+    {"XFILESEARCHPATH", config},
+    {"XKEYSYMDB", config},
+    {"XLOCALEDIR", modules},
+    {"XLOCALELIBDIR", modules},
+    {"XPROPFORMATS", config},
+    {"XTABLES_LIBDIR", modules},
+    {"XUSERFILESEARCHPATH", config},
     {"XZ_DEFAULTS", options},
     {"XZ_OPT", options},
     {"ZDOTDIR", shell_init},
     {"ZIP", options},
     {"ZIPOPT", options},
+    {"_DEB_SYSTEMD_HELPER_*", package},
     {"_JAVA_OPTIONS", interp},
     {"_PIP_*", options},
     {"_POSIX2_VERSION", parsing},
     {"_PYTHON_*", interp},
     {"_SKIP_SYSTEMD_NATIVE", service},
+    {"container", service},
     {"git", tool},
+    {"make", build},
+    {"npm_config_*", package},
+    {"rake", build},
+    {"sushell", tool},
     {NULL, NULL},
 };
 
@@ -321,6 +496,9 @@ static bool locale_names_path(const char *v)
 /* A D-Bus address is a ';'-separated list of "transport:key=value,...".
  * unixexec: (libdbus, sd-bus) and x-machine-unixexec: (sd-bus) run a
  * command to reach the bus: only the transports that connect are taken.
+ * autolaunch: is not one of them: libdbus and GLib run dbus-launch
+ * --autolaunch, which takes the address from the X server of DISPLAY (a
+ * root client's bus, unixexec: included, came from the user's Xvfb).
  * nonce-tcp: connects, but first opens the file its noncefile= names and
  * sends the first 16 bytes to the server: a root client sent those of a
  * 0600 root file to a port the user listened on.  So no nonce-tcp:, and
@@ -330,7 +508,7 @@ static bool locale_names_path(const char *v)
  * sends a fixed authentication line. */
 static bool bus_runs_command(const char *v)
 {
-	static const char *const connect[] = {"unix:", "tcp:", "autolaunch:"};
+	static const char *const connect[] = {"unix:", "tcp:"};
 	const char *a = v;
 	size_t i, n;
 
@@ -372,12 +550,39 @@ static bool less_loads_keys(const char *v)
 	return false;
 }
 
+/* GDK_BACKEND lists the GDK backends to try.  x11 and wayland reach the
+ * display of DISPLAY or WAYLAND_DISPLAY, which user files may not set;
+ * broadway reaches a broadwayd on the local port BROADWAY_DISPLAY (also
+ * refused) names, 8080 by default, which any user can listen on: a root
+ * GTK program would draw there and take that user's input.  Refused: a
+ * "broadway" in any case, and "*", which tries every backend. */
+static bool gdk_backend_remote(const char *v)
+{
+	static const char word[] = "broadway";
+	const char *c;
+	size_t i;
+
+	if (strchr(v, '*'))
+		return true;
+	for (c = v; *c; c++) {
+		for (i = 0; word[i] && c[i] && (c[i] | 0x20) == word[i]; i++)
+			;
+		if (!word[i])
+			return true;
+	}
+	return false;
+}
+
 const struct envd_policy_entry envd_value_rules[] = {
     {"DBUS_SESSION_BUS_ADDRESS",
-     "a bus address whose transport is not unix:, tcp: or autolaunch:, or that names a nonce "
-     "file (unixexec: runs a command in every D-Bus client; a noncefile= is opened and sent to "
-     "the bus)",
+     "a bus address whose transport is not unix: or tcp:, or that names a nonce file (unixexec: "
+     "runs a command in every D-Bus client, autolaunch: takes the address from an X server; a "
+     "noncefile= is opened and sent to the bus)",
      bus_runs_command},
+    {"GDK_BACKEND",
+     "broadway or '*' makes GTK programs draw on a broadway server at a local port any user can "
+     "listen on, and take its input",
+     gdk_backend_remote},
     {"LANG", "a locale name with a '/' or a '..' component is a path to locale files",
      locale_names_path},
     {"LANGUAGE",

@@ -57,7 +57,9 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 # slapd and libnss-ldapd (tests/e2e/e2e_ldap.sh, which configures both
 # itself) are installed without questions: slapd makes no database of its
-# own and libnss-ldapd leaves /etc/nsswitch.conf alone.  Another apt run
+# own and libnss-ldapd leaves /etc/nsswitch.conf alone; postfix
+# (tests/e2e/e2e_clients.sh) gets no configuration: no main.cf, so no
+# MTA runs and the machine's mail is left alone.  Another apt run
 # may hold debconf's database for a while: waited for, as the dpkg lock.
 preseed() {
 	local _
@@ -65,12 +67,13 @@ preseed() {
 		$sudo debconf-set-selections 2>/dev/null <<'EOF' && return 0
 slapd slapd/no_configuration boolean true
 libnss-ldapd libnss-ldapd/nsswitch multiselect
+postfix postfix/main_mailer_type select No configuration
 EOF
 		sleep 5
 	done
-	echo "dev: debconf's database stayed locked: slapd and libnss-ldapd not preseeded" >&2
+	echo "dev: debconf's database stayed locked: slapd, libnss-ldapd and postfix not preseeded" >&2
 }
-case " ${missing[*]} " in *" slapd "* | *" libnss-ldapd "*) preseed ;; esac
+case " ${missing[*]} " in *" slapd "* | *" libnss-ldapd "* | *" postfix "*) preseed ;; esac
 # sssd-ldap (tests/e2e/e2e_sssd.sh, which runs sssd in a mount namespace of
 # its own) pulls libpam-sss, libpam-pwquality and libnss-sss, whose
 # installs would add pam_sss and pam_pwquality to /etc/pam.d/common-* and

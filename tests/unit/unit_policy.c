@@ -179,11 +179,102 @@ static void test_tools_and_pam_names(void **state)
 	    "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_SSH", "TERMINFO",
 	    "TERMINFO_DIRS", "TERMCAP", "TERMPATH", "SSLKEYLOGFILE", "KRB5_TRACE", "KRB5_CONFIG",
 	    "KRB5_KDC_PROFILE", "PERLIO_DEBUG", "PHPRC", "PHP_INI_SCAN_DIR", "PYTHONPYCACHEPREFIX",
-	    "NULLCMD", "READNULLCMD", "TMPPREFIX",
+	    "NULLCMD", "READNULLCMD", "TMPPREFIX", "GTK_MODULES", "QT_PLUGIN_PATH",
 	};
 	static const char *const allowed[] = {
-	    "GIT_EDITOR", "GIT_PAGER", "GIT_AUTHOR_NAME", "LESS", "GTK_MODULES", "QT_PLUGIN_PATH",
-	    "EDITOR", "PAGER", "TZ", "TERM", "PAMPHLET", "SSH_AUTH_SOCK",
+	    "GIT_EDITOR", "GIT_PAGER", "GIT_AUTHOR_NAME", "LESS", "GTK_THEME",
+	    "QT_QPA_PLATFORMTHEME", "EDITOR", "PAGER", "TZ", "TERM", "PAMPHLET", "SSH_AUTH_SOCK",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
+/* The client families of issue 36: a display (and the bus autolaunched
+ * through it), the mail system, a directory; each name made a real client
+ * run as root run the user's code or hand over a secret
+ * (tests/e2e/e2e_clients.sh). */
+static void test_client_families(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "ICEAUTHORITY", "SESSION_MANAGER",
+	    "MAIL_CONFIG", "MAIL_DEBUG", "MAIL_VERBOSE", "MAIL_LOGTAG", "POSTLOG_SERVICE",
+	    "POSTLOG_HOSTNAME", "SASL_PATH", "SASL_CONF_PATH", "LDAPURI", "LDAPCONF", "LDAPRC",
+	    "LDAPNOINIT", "LDAPBINDDN", "LDAPTLS_REQCERT", "LDAPTLS_CACERT", "LDAPSASL_MECH",
+	    "LDAP_URI", "LIBSMB_PROG",
+	};
+	static const char *const allowed[] = {
+	    "MAIL", "MAILCHECK", "MAILPATH", "SASL", "LDA", "DISPLAYS", "XAUTHORITY_X",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
+/* What a reading of the client libraries of issue 36 adds: helpers that
+ * OpenSSH runs, GTK, Qt and Xlib modules, X resource files, Kerberos and
+ * Samba credentials and caches, CUPS servers. */
+static void test_client_libraries(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "SSH_SK_HELPER", "SSH_PKCS11_HELPER", "GTK_MODULES", "GTK3_MODULES", "GTK_PATH",
+	    "GTK_IM_MODULE_FILE", "QT_PLUGIN_PATH", "QT_QPA_PLATFORM_PLUGIN_PATH", "XLOCALEDIR",
+	    "XENVIRONMENT", "XAPPLRESDIR", "XFILESEARCHPATH", "XUSERFILESEARCHPATH",
+	    "GSS_MECH_CONFIG", "KRB5CCNAME", "KRB5_CONFIG", "KRB5_KDC_PROFILE", "KRB5_KTNAME",
+	    "KRB5_CLIENT_KTNAME", "KRB5RCACHEDIR", "KRB5RCACHETYPE", "KRB5RCACHENAME",
+	    "PASSWD", "PASSWD_FD", "PASSWD_FILE", "CUPS_SERVER", "CUPS_SERVERROOT",
+	    "CUPS_DATADIR", "CUPS_ENCRYPTION", "CUPS_USER", "IPP_PORT",
+	};
+	static const char *const allowed[] = {
+	    "GTK_THEME", "GTK_IM_MODULE", "QT_QPA_PLATFORMTHEME", "QT_SCALE_FACTOR",
+	    "PASSWDX", "CUPS", "PRINTER", "LPDEST", "SSH_AUTH_SOCK",
+	};
+	/* clang-format on */
+	struct envd_policy *p = policy(true, NULL, NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++)
+		assert_refused(p, refused[i]);
+	for (i = 0; i < TU_LEN(allowed); i++)
+		assert_allowed(p, allowed[i]);
+	envd_policy_free(p);
+}
+
+/* What the package sweep (tools/sweep/packages.sh) found that steers a
+ * root program: build tools, CGI variables, module and command paths of
+ * iproute2, iptables, groff, sulogin, wget, libpamc, GnuPG. */
+static void test_package_sweep_names(void **state)
+{
+	/* clang-format off */
+	static const char *const refused[] = {
+	    "CC", "CXX", "LD", "LDFLAGS", "CFLAGS", "MAKEFLAGS", "PKG_CONFIG_PATH", "HARNESS_PERL",
+	    "BUNDLE_GEMFILE", "BUNDLE_APP_CONFIG", "PATH_TRANSLATED", "REMOTE_USER", "SERVER_NAME",
+	    "IPTABLES_LIB_DIR", "XTABLES_LIBDIR", "TC_LIB_DIR", "GROFF_BIN_PATH", "SUSHELL",
+	    "sushell", "WGET_ASKPASS", "PAMC_AGENT_PATH", "GNUPG_BUILD_ROOT", "OPENSSL",
+	    "SMB_CONF_PATH", "COREPACK_NPM_REGISTRY", "npm_config_registry", "container",
+	    "WATCHDOG_USEC", "DBUS_STARTER_BUS_TYPE", "G_DBUS_COOKIE_SHA1_KEYRING_DIR",
+	    "DEVICE_URI", "AUTH_PASSWORD", "PROC_NET_SCTP", "RESIZE2FS_FORCE_ITABLE_INIT",
+	};
+	static const char *const allowed[] = {
+	    "G_DBUS_DEBUG", "LS_COLORS", "GTK_IM_MODULE", "PRINTER", "TEST_VERBOSE", "MANWIDTH",
+	    "NOPROXY", "XDG_CURRENT_DESKTOP", "OPENSSLX", "CCACHE_DIR_X",
 	};
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
@@ -255,7 +346,7 @@ static void test_ordinary_names_allowed(void **state)
 	    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "MANPATH",
 	    "GOPATH", "SSH_AUTH_SOCK", "GTK_THEME", "QT_QPA_PLATFORMTHEME", "MOZ_ENABLE_WAYLAND",
 	    /* near misses */
-	    "LD", "LDFLAGS", "ld_preload", "MY_LD_PRELOAD", "ENVX", "XENV", "XDG_SEATX",
+	    "LDX", "LDFLAG", "ld_preload", "MY_LD_PRELOAD", "ENVX", "XENV", "XDG_SEATX",
 	    "XDG_SESSION", "PYTHONPATHX", "BASH_FUNC", "HOMEDIR", "USERNAME", "SHELLX",
 	};
 	/* clang-format on */
@@ -942,7 +1033,9 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-x,guid=1", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;tcp:host=localhost,port=1", false},
-	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:", false},
+	    /* autolaunch: takes the address from the X server of DISPLAY */
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:scope=x", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unixexec:path=/bin/sh,argv1=-c", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;unixexec:path=/bin/sh", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "x-machine-unixexec:path=/bin/sh", true},
@@ -957,9 +1050,15 @@ static void test_value_rules(void **state)
 	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:noncefile=/x,host=h,port=1", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus,noncefile=/x", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/a;;autolaunch:;tcp:host=h,noncefile=/x", true},
-	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", false},
+	    {"DBUS_SESSION_BUS_ADDRESS", "autolaunch:;unix:path=/run/user/1000/bus", true},
+	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus;autolaunch:", true},
 	    {"DBUS_SESSION_BUS_ADDRESS", "tcp:host=localhost,port=4000,family=ipv4", false},
 	    {"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/nonce", false},
+	    /* GDK_BACKEND: broadway draws at a local port any user can take */
+	    {"GDK_BACKEND", "wayland", false}, {"GDK_BACKEND", "x11", false},
+	    {"GDK_BACKEND", "wayland,x11", false}, {"GDK_BACKEND", "", false},
+	    {"GDK_BACKEND", "broadway", true}, {"GDK_BACKEND", "x11,Broadway", true},
+	    {"GDK_BACKEND", "*", true},
 	    /* LESS: a lesskey file can set LESSOPEN, a command less runs */
 	    {"LESS", "-R", false}, {"LESS", "-FRXK", false}, {"LESS", "-iMRS -j.5 -x4", false},
 	    {"LESS", "--mouse --wheel-lines=3 --RAW-CONTROL-CHARS", false}, {"LESS", "", false},
@@ -974,7 +1073,7 @@ static void test_value_rules(void **state)
 	/* clang-format on */
 	struct envd_policy *p = policy(true, NULL, NULL);
 	struct envd_policy *lifted =
-	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS,LESS", NULL);
+	    policy(true, "LANGUAGE,LC_*,LANG,DBUS_SESSION_BUS_ADDRESS,LESS,GDK_BACKEND", NULL);
 	struct envd_policy *bare = policy(false, NULL, NULL);
 	size_t i;
 
@@ -1068,6 +1167,9 @@ int main(void)
 	    cmocka_unit_test(test_default_entries_each_refused),
 	    cmocka_unit_test(test_documented_names_refused),
 	    cmocka_unit_test(test_tools_and_pam_names),
+	    cmocka_unit_test(test_client_families),
+	    cmocka_unit_test(test_client_libraries),
+	    cmocka_unit_test(test_package_sweep_names),
 	    cmocka_unit_test(test_tz_value),
 	    cmocka_unit_test(test_root_tool_names),
 	    cmocka_unit_test(test_sweep_names),
