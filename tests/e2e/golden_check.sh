@@ -224,6 +224,37 @@ printf 'EDITOR=vim\n' >"$W/u/30-editor.conf"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
 expect_out_lacks "check: a user file read later is not replaced" "EDITOR is replaced"
 
+# replaced, then built on by a later user file (the name the finding
+# suggests): the first assignment is still lost, and said, however many
+# files compose the value (issue 34's three files)
+rm -f "$W/u/30-editor.conf" "$W/u/10-editor.conf" "$E_/20-editor.conf"
+printf 'PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"\n' \
+	>"$UL/99-environment.conf"
+printf 'PATH=$HOME/bin:$PATH\n' >"$W/u/zz-90-x.conf"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
+expect_out "show: a later user file composes over the system's PATH" "PATH=$HOME/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
+expect_rc "check: an assignment lost under a composed value" 1
+expect_out "check: an assignment lost under a composed value, both files" "$W/u/10-path.conf:1: warning: PATH is replaced by $UL/99-environment.conf:1, which is read later (files are read in the order of their names, whatever their directory): rename this file to sort after 99-environment.conf, such as zz-10-path.conf (a \$PATH in the value then takes the system's value)
+"
+# each loss of a longer chain: user, system, user, system, user
+printf 'PATH=/sys2/bin\n' >"$UL/zz-91-sys.conf"
+printf 'PATH=$HOME/last:$PATH\n' >"$W/u/zz-92-y.conf"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
+expect_out "check: every lost assignment of a chain" "$W/u/10-path.conf:1: warning: PATH is replaced by $UL/99-environment.conf:1, which is read later (files are read in the order of their names, whatever their directory): rename this file to sort after 99-environment.conf, such as zz-10-path.conf (a \$PATH in the value then takes the system's value)
+$W/u/zz-90-x.conf:1: warning: PATH is replaced by $UL/zz-91-sys.conf:1, which is read later (files are read in the order of their names, whatever their directory): rename this file to sort after zz-91-sys.conf, such as zz-zz-90-x.conf (a \$PATH in the value then takes the system's value)
+"
+# the fix works: renamed after the system's files, nothing is lost
+rm "$UL/zz-91-sys.conf" "$W/u/zz-92-y.conf"
+mv "$W/u/10-path.conf" "$W/u/zz-10-path.conf"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
+expect_rc "check: the renamed file composes too" 0
+expect_no_out "check: the renamed file composes too"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
+expect_out "show: both user files in PATH" "PATH=$HOME/bin:$HOME/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+"
+
 # ---- the login before pam_envd.so ------------------------------------------------
 L=$T/login
 mkroot "$L/r"
