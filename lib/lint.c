@@ -256,6 +256,13 @@ void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key, s
 		           "move it to a line of its own",
 		           name, k, key);
 		break;
+	case ENVD_NOTE_COMMENT_BACKSLASH:
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_COMMENT_BACKSLASH, ld->file, line,
+		           NULL,
+		           "this comment ends in a backslash: systemd before 254 (Debian 12's 252) "
+		           "continues the comment over the next line, which it then does not read; "
+		           "end the comment with another character");
+		break;
 	case ENVD_NOTE_INNER_QUOTE:
 		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_INNER_QUOTE, ld->file, line, NULL,
 		           "%s%.*s: a quote after the start of the value is kept as a character, "

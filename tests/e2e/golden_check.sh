@@ -14,7 +14,7 @@
 # hand it finds them from its own location.  Exit 0 pass, 1 fail.
 
 # Literal $ in single quotes is meant; cleanup runs from a trap.
-# shellcheck disable=SC2016,SC2317
+# shellcheck disable=SC1003,SC2016,SC2317
 
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -u
@@ -130,6 +130,55 @@ e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" check
 expect_rc "check: the correct forms" 0
 expect_no_out "check: the correct forms"
 rm "$S/u/50-six.conf"
+
+# ---- a comment ending in a backslash ---------------------------------------------
+# systemd before 254 (Debian 12's 252) continues such a comment over the
+# next line; check warns where that line is read today (not a blank or a
+# comment line), nowhere else: two backslashes, a CRLF, a blank line after
+S=$T/bsl
+mkroot "$S/r"
+mkdir -p "$S/u"
+printf '%s\n' '# comment \' 'A=1' 'B=2' '# x\\' 'C=1' '; a \' '# b \' 'D=3' \
+	'# blank next \' '' 'G=7' >"$S/u/10-c.conf"
+printf '#e\\\r\nF=6\n' >>"$S/u/10-c.conf"
+f=$S/u/10-c.conf
+bsl="this comment ends in a backslash: systemd before 254 (Debian 12's 252) continues the comment over the next line, which it then does not read; end the comment with another character"
+e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" check
+expect_rc "check: comments ending in a backslash" 1
+expect_out "check: a comment ending in a backslash, where a line is lost" "$f:1: warning: $bsl
+$f:7: warning: $bsl
+"
+e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" show
+expect_out "show: every assignment read (systemd 254 and later)" "A=1
+B=2
+C=1
+D=3
+G=7
+F=6
+"
+# the real generator drops exactly the lines after the warned ones (A, D)
+# where it is systemd before 254, none where it is later
+gen=/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator
+sdv=
+if [ -x "$gen" ] && have_cmds systemctl; then
+	sdv=$(systemctl --version 2>/dev/null | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
+fi
+if [ -n "$sdv" ]; then
+	mkdir -p "$S/cfg"
+	ln -s "$S/u" "$S/cfg/environment.d"
+	env -i HOME="$S" XDG_CONFIG_HOME="$S/cfg" "$gen" 2>/dev/null | grep -E '^[A-G]=' |
+		cut -d= -f1 | sort >"$T/gen"
+	printf '%s\n' A B C D F G >"$T/all"
+	lost=$(comm -23 "$T/all" "$T/gen" | tr '\n' ' ')
+	if [ "$sdv" -lt 254 ]; then want="A D "; else want=""; fi
+	if [ "$lost" = "$want" ]; then
+		pass "systemd $sdv's generator loses [${lost}], the lines after the warned comments"
+	else
+		fail "systemd $sdv's generator loses [${lost}], wanted [${want}]"
+	fi
+else
+	skip "systemd's environment.d generator is not installed"
+fi
 
 # ---- a system file read later replaces the user's value --------------------------
 W=$T/wins

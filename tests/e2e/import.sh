@@ -79,6 +79,13 @@ for f in "${fixtures[@]}"; do
 		fail "$name: translation differs from $name.expected"
 		diff -u "$exp" "$gen/$name.conf" | head -n 40
 	fi
+	# no comment line ends in a backslash: systemd before 254 (Debian
+	# 12's 252) would continue it over the next line and lose that line
+	if grep -n '^[[:blank:]]*[#;].*\\$' "$gen/$name.conf" >"$gen/bsl"; then
+		fail "$name: a comment line ends in a backslash" "$(head -n 3 "$gen/bsl")"
+	else
+		pass "$name: no comment line ends in a backslash"
+	fi
 	# no control character reaches the terminal raw: C0 but the newline
 	# and the tab, DEL, C1 (U+0080..U+009F in UTF-8)
 	if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$gen/$name.conf"; then
