@@ -307,7 +307,7 @@ expect_out "show: both user files in PATH" "PATH=$HOME/bin:$HOME/.local/bin:/usr
 # ---- the login before pam_envd.so ------------------------------------------------
 L=$T/login
 mkroot "$L/r"
-mkdir -p "$L/u"
+mkdir -p "$L/u" "$L/r/run/systemd/system" # systemd runs there
 printf 'SSH_AUTH_SOCK=${XDG_RUNTIME_DIR}/ssh-agent.socket\n' >"$L/u/20-ssh.conf"
 le() { e --root="$L/r" --user-dir="$L/u" "$@"; }
 # pam_systemd.so before pam_envd.so: XDG_RUNTIME_DIR as it sets it
@@ -321,7 +321,17 @@ expect_rc "pam_systemd.so before pam_envd.so: check" 0
 expect_no_out "pam_systemd.so before pam_envd.so: check"
 le --pam-dir="$L/before" show --explain
 expect_true "explain: XDG_RUNTIME_DIR and where it comes from" grep -qxF \
-	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so, before pam_envd.so in 1 of the 1 service that apply it" "$T/out"
+	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so, before pam_envd.so in 1 of the 1 service that apply it (systemd runs here)" "$T/out"
+# before it, but systemd does not run (a container, a chroot): pam_systemd
+# sets nothing, and show says which it assumed
+rmdir "$L/r/run/systemd/system"
+le --pam-dir="$L/before" show
+expect_out "pam_systemd.so before pam_envd.so, no systemd: no XDG_RUNTIME_DIR" "SSH_AUTH_SOCK=/ssh-agent.socket
+"
+le --pam-dir="$L/before" show --explain
+expect_true "explain: no XDG_RUNTIME_DIR without systemd, and why" grep -qxF \
+	"#   no XDG_RUNTIME_DIR: pam_systemd.so is before pam_envd.so, but systemd does not run here (no $L/r/run/systemd/system), and pam_systemd.so sets it only where it does" "$T/out"
+mkdir "$L/r/run/systemd/system"
 # after it: not there yet
 pamdir "$L/after" "session optional pam_envd.so cleanup" "session optional pam_envd.so" \
 	"session optional pam_systemd.so"
@@ -342,7 +352,7 @@ expect_out "no service applies pam_envd.so: as its last line" "SSH_AUTH_SOCK=/ru
 "
 le --pam-dir="$L/none" show --explain
 expect_true "explain: no service applies pam_envd.so" grep -qxF \
-	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so (in 1 service; no service applies pam_envd.so yet: taken as the last session line)" "$T/out"
+	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so (in 1 service; no service applies pam_envd.so yet: taken as the last session line; systemd runs here)" "$T/out"
 le --pam-dir="$T/no-such-dir" show --explain
 expect_true "explain: a PAM directory that cannot be read" grep -qxF \
 	"#   no XDG_RUNTIME_DIR: $T/no-such-dir cannot be read (No such file or directory)" "$T/out"
@@ -388,13 +398,13 @@ assert eval(sys.argv[2]), (sys.argv[2], L)
 	}
 	le --pam-dir="$L/before" show --explain --format=json
 	jl "json: XDG_RUNTIME_DIR from pam_systemd.so, with the counts" \
-		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'services_applying': 1, 'services_after_pam_systemd': 1, 'services_with_pam_systemd': None, 'error': None} and L['inherit'] is False and L['set'] == [] and 'XDG_SESSION_TYPE' in L['per_session'] and d['variables'][0]['value'] == '/run/user/$uid/ssh-agent.socket'"
+		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'systemd_running': True, 'services_applying': 1, 'services_after_pam_systemd': 1, 'services_with_pam_systemd': None, 'error': None} and L['inherit'] is False and L['set'] == [] and 'XDG_SESSION_TYPE' in L['per_session'] and d['variables'][0]['value'] == '/run/user/$uid/ssh-agent.socket'"
 	le --pam-dir="$L/after" show --explain --format=json
 	jl "json: no XDG_RUNTIME_DIR after pam_envd.so, with the counts" \
-		"L['xdg_runtime_dir'] == {'value': None, 'from': None, 'services_applying': 1, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': None, 'error': None} and [c['message'] for c in d['check']] == ['\$XDG_RUNTIME_DIR is not set here: it expands to nothing']"
+		"L['xdg_runtime_dir'] == {'value': None, 'from': None, 'systemd_running': True, 'services_applying': 1, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': None, 'error': None} and [c['message'] for c in d['check']] == ['\$XDG_RUNTIME_DIR is not set here: it expands to nothing']"
 	le --pam-dir="$L/none" show --explain --format=json
 	jl "json: no service applies pam_envd.so: the services with pam_systemd.so" \
-		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'services_applying': 0, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': 1, 'error': None}"
+		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'systemd_running': True, 'services_applying': 0, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': 1, 'error': None}"
 	le --pam-dir="$T/no-such-dir" show --explain --format=json
 	jl "json: a PAM directory that cannot be read" \
 		"L['xdg_runtime_dir']['value'] is None and L['xdg_runtime_dir']['error'] == 'No such file or directory'"
