@@ -123,6 +123,7 @@ if [ "$shown" = "$(dir_of securedir "$TMP/dirs")" ]; then
 else
 	fail "configure printed the securedir '$shown', make installs to '$(dir_of securedir "$TMP/dirs")'"
 fi
+# shellcheck disable=SC2016 # a literal ${ in the log
 if grep -q 'result: .*\${' "$top_builddir/config.log"; then
 	fail "configure printed an unexpanded directory" "$(grep 'result: .*\${' "$top_builddir/config.log")"
 else
