@@ -116,13 +116,14 @@ enum envd_code {
 	ENVD_C_SUPPRESSED,
 	/* lint (only with ENVD_LINT), what systemd reads differently from
 	 * what a line looks like */
-	ENVD_C_LINT_NO_EQUALS,    /* a line without '=': ignored */
-	ENVD_C_LINT_OPEN_QUOTE,   /* a quote never closed: the value runs to the end */
-	ENVD_C_LINT_AFTER_QUOTE,  /* text after a closing quote and blanks: joined */
-	ENVD_C_LINT_INNER_QUOTE,  /* a quote inside an unquoted value: literal */
-	ENVD_C_LINT_UNSUPPORTED,  /* ${X-d} and other shell forms: empty */
-	ENVD_C_LINT_XDG_DEFAULTS, /* XDG_DATA_DIRS=...:$XDG_DATA_DIRS, unset: no defaults */
-	ENVD_C_LINT_REPLACED,     /* a user assignment a later system file replaces */
+	ENVD_C_LINT_NO_EQUALS,         /* a line without '=': ignored */
+	ENVD_C_LINT_OPEN_QUOTE,        /* a quote never closed: the value runs to the end */
+	ENVD_C_LINT_AFTER_QUOTE,       /* text after a closing quote and blanks: joined */
+	ENVD_C_LINT_INNER_QUOTE,       /* a quote inside an unquoted value: literal */
+	ENVD_C_LINT_UNSUPPORTED,       /* ${X-d} and other shell forms: empty */
+	ENVD_C_LINT_XDG_DEFAULTS,      /* XDG_DATA_DIRS=...:$XDG_DATA_DIRS, unset: no defaults */
+	ENVD_C_LINT_REPLACED,          /* a user assignment a later system file replaces */
+	ENVD_C_LINT_COMMENT_BACKSLASH, /* "# x\": systemd < 254 drops the next line */
 	/* a value depends on a variable of the session (session_names) that
 	 * the load does not know (notice) */
 	ENVD_C_SESSION_UNKNOWN,

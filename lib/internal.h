@@ -131,6 +131,9 @@ enum envd_parse_note {
 	ENVD_NOTE_OPEN_QUOTE,  /* a quote still open at the end of the input */
 	ENVD_NOTE_AFTER_QUOTE, /* blanks, then text, after a closing quote */
 	ENVD_NOTE_INNER_QUOTE, /* a quote character inside an unquoted run */
+	/* a comment ending in a backslash before a line that is read: systemd
+	 * before 254 continues the comment over that line */
+	ENVD_NOTE_COMMENT_BACKSLASH,
 };
 typedef void (*envd_note_fn)(enum envd_parse_note note, unsigned line, const char *key,
                              size_t key_len, void *data);

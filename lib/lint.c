@@ -256,6 +256,13 @@ void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key, s
 		           "move it to a line of its own",
 		           name, k, key);
 		break;
+	case ENVD_NOTE_COMMENT_BACKSLASH:
+		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_COMMENT_BACKSLASH, ld->file, line,
+		           NULL,
+		           "this comment ends in a backslash: systemd before 254 (Debian 12's 252) "
+		           "continues the comment over the next line, which it then does not read; "
+		           "end the comment with another character");
+		break;
 	case ENVD_NOTE_INNER_QUOTE:
 		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_INNER_QUOTE, ld->file, line, NULL,
 		           "%s%.*s: a quote after the start of the value is kept as a character, "
@@ -287,23 +294,44 @@ static const char *base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+static void say_replaced(struct loader *ld, const char *name, const char *file, unsigned line,
+                         const char *by_file, unsigned by_line)
+{
+	char later[512];
+
+	later_name(later, sizeof(later), base_of(file), base_of(by_file));
+	envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_REPLACED, file, line, name,
+	           "%s is replaced by %s:%u, which is read later (files are read in the order "
+	           "of their names, whatever their directory): rename this file to sort after "
+	           "%s, such as %s (a $%s in the value then takes the system's value)",
+	           name, by_file, by_line, base_of(by_file), later, name);
+}
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct envd_loss *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 void envd_lint_replaced(struct loader *ld)
 {
 	const struct envd_store *s = &ld->res->store;
-	char later[512];
+	size_t k = 0;
 
+	/* by name, in the store's order, each name's in the order found */
+	if (ld->nlosses > 1)
+		qsort(ld->losses, ld->nlosses, sizeof(*ld->losses), by_entry);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct envd_entry *e = &s->v[i];
 
-		if (!e->replaced_file)
-			continue;
-		later_name(later, sizeof(later), base_of(e->replaced_file), base_of(e->file));
-		envd_diagf(&ld->sink, ENVD_WARNING, ENVD_C_LINT_REPLACED, e->replaced_file,
-		           e->replaced_line, e->name,
-		           "%s is replaced by %s:%u, which is read later (files are read in the "
-		           "order of their names, whatever their directory): rename this file to "
-		           "sort after %s, such as %s (a $%s in the value then takes the system's "
-		           "value)",
-		           e->name, e->file, e->line, base_of(e->file), later, e->name);
+		for (; k < ld->nlosses && ld->losses[k].entry == i; k++)
+			say_replaced(ld, e->name, ld->losses[k].file, ld->losses[k].line,
+			             ld->losses[k].by_file, ld->losses[k].by_line);
+		if (e->replaced_file)
+			say_replaced(ld, e->name, e->replaced_file, e->replaced_line, e->file,
+			             e->line);
 	}
 }

@@ -350,6 +350,40 @@ static int store_noting(struct loader *ld, const char *name, size_t name_len, ui
 	return 0;
 }
 
+/* store_value for a user file under lint: where the entry holds a system
+ * file's value that replaced a user's assignment, and this one builds on
+ * it ($NAME in the value), that assignment is still lost: kept in
+ * ld->losses, as the entry forgets it. */
+static int store_user_noting(struct loader *ld, const char *name, size_t name_len, uint64_t h,
+                             const char *v, size_t vlen)
+{
+	struct envd_store *s = &ld->res->store;
+	size_t i = envd_store_find_h(s, name, name_len, h);
+	struct envd_loss loss;
+	int r;
+
+	if (i == SIZE_MAX || s->v[i].user_side || !s->v[i].replaced_file || !ld->self_ref)
+		return store_value(ld, name, name_len, h, v, vlen);
+	loss = (struct envd_loss){.entry = i,
+	                          .seq = ld->nlosses,
+	                          .file = s->v[i].replaced_file,
+	                          .line = s->v[i].replaced_line,
+	                          .by_file = s->v[i].file,
+	                          .by_line = s->v[i].line};
+	r = store_value(ld, name, name_len, h, v, vlen);
+	if (r < 0 || s->v[i].file != ld->file || s->v[i].line != ld->line)
+		return r; /* not stored: the entry still says it */
+	if (ld->nlosses == ld->losses_cap) {
+		struct envd_loss *nv = envd_grow(ld->losses, &ld->losses_cap, sizeof(*nv), 8);
+
+		if (!nv)
+			return -ENOMEM;
+		ld->losses = nv;
+	}
+	ld->losses[ld->nlosses++] = loss;
+	return 0;
+}
+
 /* nooverwrite: was name in the login's own environment? */
 static bool preset(struct loader *ld, const char *name, size_t len, uint64_t h)
 {
@@ -441,8 +475,10 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	}
 	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
 		envd_lint_value(ld, name, v, vlen, v != value);
-	if (!(cfg->flags & ENVD_LINT) || ld->user_side)
+	if (!(cfg->flags & ENVD_LINT))
 		return store_value(ld, name, key_len, h, v, vlen);
+	if (ld->user_side)
+		return store_user_noting(ld, name, key_len, h, v, vlen);
 	return store_noting(ld, name, key_len, h, v, vlen);
 }
 
@@ -860,6 +896,7 @@ int envd_load(const struct envd_config *given, struct envd_result **out)
 	envd_buf_free(&ld.vbuf);
 	envd_store_free(&ld.base);
 	free(ld.base_index);
+	free(ld.losses);
 	for (i = 0; i < ld.ndirs; i++)
 		free(ld.dir_paths[i]);
 	free(ld.dir_paths);

@@ -58,6 +58,15 @@ static inline bool envd_gen_to_run(const struct envd_gen *e)
 	return e->state == ENVD_FILE_SKIPPED && e->reason == ENVD_R_GEN_NOT_RUN;
 }
 
+/* lint: a user's assignment that a system file replaced, before a later
+ * user file built on the system's value (the entry no longer says so) */
+struct envd_loss {
+	size_t entry; /* its store index */
+	size_t seq;   /* the order found */
+	const char *file, *by_file;
+	unsigned line, by_line;
+};
+
 struct loader {
 	const struct envd_config *cfg;
 	struct envd_result *res;
@@ -84,8 +93,10 @@ struct loader {
 	char user_ref[128];   /* lint: a variable a user file set, referenced by the value */
 	const char *cur_name; /* the name being assigned */
 	size_t cur_len;
-	bool self_ref;  /* lint: its value referenced the name itself, set */
-	bool xdg_unset; /* lint: XDG_DATA_DIRS=...$XDG_DATA_DIRS with it unset */
+	bool self_ref;            /* lint: its value referenced the name itself, set */
+	bool xdg_unset;           /* lint: XDG_DATA_DIRS=...$XDG_DATA_DIRS with it unset */
+	struct envd_loss *losses; /* lint, malloc'd, in the order found */
+	size_t nlosses, losses_cap;
 	/* per directory (an index of dir_paths, so ENVD_MAX_ALL_DIRS: the
 	 * administrator's user and group directories count): how it was
 	 * searched (read.c tells) */

@@ -111,6 +111,29 @@ static int push(struct parser *p, bool trim_value)
 	return r;
 }
 
+/* lint: the comment buf[from..end) ends at a line end that systemd
+ * before 254 (Debian 12's 252) takes as escaped: a backslash in a comment
+ * escapes the next byte there, so an odd run of them before a LF, or a
+ * lone CR, continues the comment over the next line.  True when that line
+ * is read today: neither blank nor a comment itself (one ending in a
+ * backslash is told on its own). */
+static bool continued_before_254(const char *buf, size_t from, size_t end, size_t len)
+{
+	size_t k = end, n;
+
+	if (end >= len || buf[end] == '\0' ||
+	    (buf[end] == '\r' && end + 1 < len && buf[end + 1] == '\n'))
+		return false;
+	while (k > from && buf[k - 1] == '\\')
+		k--;
+	if ((end - k) % 2 == 0)
+		return false;
+	n = end + 1;
+	while (n < len && (buf[n] == ' ' || buf[n] == '\t'))
+		n++;
+	return n < len && !strchr("\n\r#;", buf[n]) && buf[n] != '\0';
+}
+
 static int add_value(struct parser *p, char c)
 {
 	p->has_value = true;
@@ -327,6 +350,8 @@ int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data
 					end = (size_t)(cr - buf);
 				else if (nul)
 					end = (size_t)(nul - buf);
+				if (note && continued_before_254(buf, i, end, len))
+					tell(&p, ENVD_NOTE_COMMENT_BACKSLASH, line);
 				i = end - 1;
 				continue;
 			}

@@ -102,7 +102,8 @@ static const char usage_head[] =
     "                       the user's that it replaced), what the login has\n"
     "                       before pam_envd.so, the directories and files\n"
     "                       searched with their state, and what check says\n"
-    "      --root=DIR       prefix the system directories and --admin-dir with DIR;\n"
+    "      --root=DIR       prefix the system directories, --admin-dir and\n"
+    "                       /run/systemd/system with DIR;\n"
     "                       their files must then belong to DIR's owner, not root\n"
     "      --inherit        expand against this process's environment, as\n"
     "                       systemd's generator does; the user directory follows\n"
@@ -134,7 +135,8 @@ static const char usage_tail[] =
     "Without --inherit the expansion base is what a login starts with: HOME,\n"
     "USER, LOGNAME and SHELL from the passwd entry, PATH=--default-path\n"
     "(default " ENVD_DEFAULT_PATH ")\n"
-    "XDG_RUNTIME_DIR=/run/user/UID where pam_systemd.so comes before pam_envd.so,\n"
+    "XDG_RUNTIME_DIR=/run/user/UID where pam_systemd.so comes before pam_envd.so\n"
+    "and systemd runs ([--root]/run/systemd/system is a directory),\n"
     "and --set; variables each session sets (XDG_SESSION_TYPE, DISPLAY...) are\n"
     "unknown, and a value that uses one is noted.\n"
     "Diagnostics go to stderr; stdout holds only the requested output.\n"
@@ -473,6 +475,8 @@ struct model {
 	int pam_err; /* the PAM directory could not be read: its errno */
 	struct pam_systemd_use use;
 	bool runtime_dir; /* XDG_RUNTIME_DIR as pam_systemd sets it */
+	bool systemd;     /* systemd runs: [--root]/run/systemd/system is a directory */
+	bool before;      /* pam_systemd.so is where it would set XDG_RUNTIME_DIR */
 	bool runtime_set; /* ... given by --set instead */
 	char runtime[64]; /* "XDG_RUNTIME_DIR=/run/user/UID" */
 };
@@ -499,6 +503,17 @@ static bool set_has(const struct opts *o, const char *name)
 	return false;
 }
 
+/* pam_systemd sets XDG_RUNTIME_DIR only where systemd runs (logind gives
+ * it): sd_booted()'s test, below --root where one is given. */
+static bool systemd_runs(const struct opts *o)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/run/systemd/system", o->root ? o->root : "");
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The login's environment before the module: --set (the last of a name
  * first: the first occurrence counts), then envd's own with --inherit,
  * else XDG_RUNTIME_DIR where pam_systemd.so sets it before pam_envd.so:
@@ -521,8 +536,10 @@ static int login_env(struct run *rn, const struct opts *o, const struct passwd *
 	if (!o->inherit) {
 		m->runtime_set = set_has(o, "XDG_RUNTIME_DIR");
 		m->pam_err = -audit_pam_systemd(o->pam_dir, &m->use);
-		m->runtime_dir = !m->pam_err && (m->use.applying ? m->use.after_systemd > 0
-		                                                 : m->use.with_systemd > 0);
+		m->before = !m->pam_err &&
+		            (m->use.applying ? m->use.after_systemd > 0 : m->use.with_systemd > 0);
+		m->systemd = systemd_runs(o);
+		m->runtime_dir = m->before && m->systemd;
 		snprintf(m->runtime, sizeof(m->runtime), "XDG_RUNTIME_DIR=/run/user/%lu",
 		         (unsigned long)pw->pw_uid);
 		if (m->runtime_dir && !m->runtime_set)
@@ -557,16 +574,23 @@ static void print_model(FILE *out, const struct run *rn, const struct opts *o)
 		fputs("#   no XDG_RUNTIME_DIR: ", out);
 		print_text(out, dir);
 		fprintf(out, " cannot be read (%s)\n", strerror(m->pam_err));
+	} else if (m->before && !m->systemd) {
+		fputs("#   no XDG_RUNTIME_DIR: pam_systemd.so is before pam_envd.so, but systemd "
+		      "does not run here (no ",
+		      out);
+		if (o->root)
+			print_text(out, o->root);
+		fputs("/run/systemd/system), and pam_systemd.so sets it only where it does\n", out);
 	} else if (m->runtime_dir && m->use.applying)
 		fprintf(out,
 		        "#   %s from pam_systemd.so, before pam_envd.so in %zu of the %zu "
-		        "service%s that apply it\n",
+		        "service%s that apply it (systemd runs here)\n",
 		        m->runtime, m->use.after_systemd, m->use.applying,
 		        m->use.applying == 1 ? "" : "s");
 	else if (m->runtime_dir)
 		fprintf(out,
 		        "#   %s from pam_systemd.so (in %zu service%s; no service applies "
-		        "pam_envd.so yet: taken as the last session line)\n",
+		        "pam_envd.so yet: taken as the last session line; systemd runs here)\n",
 		        m->runtime, m->use.with_systemd, m->use.with_systemd == 1 ? "" : "s");
 	else if (m->use.applying)
 		fprintf(
@@ -788,8 +812,10 @@ static void print_json_login(FILE *out, const struct run *rn, const struct opts 
 	print_json_text(out, from);
 	/* where no service applies the module yet, its place is taken as
 	 * the last session line: the services with pam_systemd.so count */
-	fprintf(out, ",\"services_applying\":%zu,\"services_after_pam_systemd\":%zu,",
-	        m->use.applying, m->use.after_systemd);
+	fprintf(out,
+	        ",\"systemd_running\":%s,\"services_applying\":%zu,"
+	        "\"services_after_pam_systemd\":%zu,",
+	        m->systemd ? "true" : "false", m->use.applying, m->use.after_systemd);
 	if (m->use.applying)
 		fputs("\"services_with_pam_systemd\":null,\"error\":", out);
 	else

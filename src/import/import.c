@@ -235,6 +235,36 @@ static int add_ref(struct envd_buf *s, const char *name, size_t n)
 	return r < 0 ? r : envd_buf_puts(s, "}");
 }
 
+/* Whether NAME is set when the translation is read, as envd check sees
+ * it: the login's own variables, or a name an earlier line sets. */
+static bool live(void *const *assigned, const char *name, size_t n)
+{
+	static const char *const base[] = {"HOME", "USER", "LOGNAME", "SHELL", "PATH"};
+	size_t i;
+
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		if (strlen(base[i]) == n && memcmp(base[i], name, n) == 0)
+			return true;
+	return set_has(assigned, name, n);
+}
+
+/* The first ${NAME} of v, from its from-th one on, that is not live; its
+ * part in *pt.  False when there is none. */
+static bool unset_in(void *const *assigned, const struct pamenv_val *v, size_t from,
+                     struct pamenv_part *pt)
+{
+	const char *cur = v->p, *end = v->p + v->n;
+	size_t k = 0;
+
+	if (v->kind != PAMENV_V_TEXT)
+		return false;
+	while (pamenv_next_part(&cur, end, pt) != PAMENV_P_END)
+		if (pt->kind == PAMENV_P_ENV && envd_name_valid(pt->p, pt->n) && k++ >= from &&
+		    !live(assigned, pt->p, pt->n))
+			return true;
+	return false;
+}
+
 /* The environment.d form of a DEFAULT= or OVERRIDE= value. */
 static int render(struct envd_buf *s, const struct pamenv_val *v)
 {
@@ -437,7 +467,41 @@ static int render_line(struct ctx *c, const struct line *ln)
 	return 0;
 }
 
-/* Returns 0 or -ENOMEM. */
+/* A ${NAME} the translation expands without a default whose NAME is not
+ * set when the file is read (envd check warns of each): in *pt.  Of
+ * ${A:-${B:-DEFAULT}}${A:+${B}}, the DEFAULT's when neither is set,
+ * else the references after the first that is. */
+static bool unset_ref(const struct ctx *c, const struct line *ln, struct pamenv_part *pt)
+{
+	struct pamenv_part r[MAX_CHAIN_REFS];
+	size_t k, i;
+
+	switch (ln->how) {
+	case H_OVERRIDE:
+	case H_REFS:
+	case H_REFS_UNSET:
+		return unset_in(&c->assigned, &ln->pl.ovr, 0, pt);
+	case H_DEFAULT:
+		return unset_in(&c->assigned, &ln->pl.dflt, 0, pt);
+	case H_CHAIN:
+		k = override_refs(&ln->pl.ovr, r, MAX_CHAIN_REFS);
+		for (i = 0; i < k; i++)
+			if (live(&c->assigned, r[i].p, r[i].n))
+				break;
+		if (i == k)
+			return unset_in(&c->assigned, &ln->pl.dflt, 0, pt);
+		for (i++; i < k; i++)
+			if (!live(&c->assigned, r[i].p, r[i].n)) {
+				*pt = r[i];
+				return true;
+			}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Returns 0, 1 when pam_envd refuses the line (said), or -ENOMEM. */
 static int note_line(struct ctx *c, const struct line *ln)
 {
 	char name[PAMENV_LINE_BUF];
@@ -491,11 +555,13 @@ static int note_line(struct ctx *c, const struct line *ln)
 			return r;
 	}
 	if (why)
-		r = note(
-		    c, N_INEXACT,
-		    "pam_envd refuses %.*s in user files unless the administrator allows it (%s)",
-		    (int)ln->var_len, ln->var, why);
-	return r;
+		r = note(c, N_UNTRANSLATED,
+		         "pam_envd refuses %.*s in user files (%s), so the line is left out; fix: "
+		         "set it in your shell's startup file (~/.profile) instead, or an "
+		         "administrator adds user_allow=%.*s to the pam_envd line and you remove "
+		         "the \"# \" below",
+		         (int)ln->var_len, ln->var, why, (int)ln->var_len, ln->var);
+	return r < 0 ? r : why != NULL;
 }
 
 static bool plain_value(const char *s, size_t n)
@@ -566,12 +632,31 @@ static int not_translated(struct ctx *c, const struct pamenv_logical *lg, const 
 	put_commented(c->out, lg->first, lg->last, false);
 	if (r == 0)
 		r = set_put(&c->tainted, ln->var, ln->var_len, true);
+	if (r == 0)
+		r = set_put(&c->assigned, ln->var, ln->var_len, false);
+	return r < 0 ? r : set_put(&c->nonempty, ln->var, ln->var_len, false);
+}
+
+/* The translation commented out, after its notes: what the login does
+ * not get.  Returns 0 or -ENOMEM. */
+static int left_out(struct ctx *c, const struct line *ln)
+{
+	int r;
+
+	c->inexact = false; /* counted as not translated */
+	flush_notes(c);
+	fputs("# ", c->out);
+	put_assignment(c, ln);
+	r = set_put(&c->tainted, ln->var, ln->var_len, true);
+	if (r == 0)
+		r = set_put(&c->assigned, ln->var, ln->var_len, false);
 	return r < 0 ? r : set_put(&c->nonempty, ln->var, ln->var_len, false);
 }
 
 /* Returns 0 or a negative errno. */
 static int translate(struct ctx *c, const struct pamenv_logical *lg, struct line *ln)
 {
+	struct pamenv_part unset;
 	char buf[200];
 	const char *why;
 	bool exact;
@@ -598,6 +683,16 @@ static int translate(struct ctx *c, const struct pamenv_logical *lg, struct line
 	r = note_line(c, ln);
 	if (r < 0)
 		return r;
+	if (r == 0 && c->inexact && unset_ref(c, ln, &unset)) {
+		r = note(c, N_UNTRANSLATED,
+		         "%.*s is not set when this file is read, so the line is left out (envd "
+		         "check would warn); fix: set %.*s in an earlier line or file, or write "
+		         "${%.*s:-VALUE} with a default, and remove the \"# \" below",
+		         (int)unset.n, unset.p, (int)unset.n, unset.p, (int)unset.n, unset.p);
+		r = r < 0 ? r : 1;
+	}
+	if (r != 0)
+		return r < 0 ? r : left_out(c, ln);
 	exact = !c->inexact;
 	flush_notes(c);
 	put_assignment(c, ln);

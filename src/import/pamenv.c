@@ -88,6 +88,10 @@ void pamenv_put_comment_text(FILE *out, const char *s, size_t n)
 	if (n && s[n - 1] == '\r')
 		n--;
 	print_escaped(out, s, n, ENVD_ESC_C | ENVD_ESC_KEEP_TAB);
+	/* systemd before 254 continues a comment ending in a backslash over
+	 * the next line, which it then does not read: never end one so */
+	if (n && s[n - 1] == '\\')
+		fputs(" (envd: this line ended in a backslash)", out);
 	fputc('\n', out);
 }
 

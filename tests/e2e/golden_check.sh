@@ -14,7 +14,7 @@
 # hand it finds them from its own location.  Exit 0 pass, 1 fail.
 
 # Literal $ in single quotes is meant; cleanup runs from a trap.
-# shellcheck disable=SC2016,SC2317
+# shellcheck disable=SC1003,SC2016,SC2317
 
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -u
@@ -135,6 +135,55 @@ expect_rc "check: the correct forms" 0
 expect_no_out "check: the correct forms"
 rm "$S/u/50-six.conf"
 
+# ---- a comment ending in a backslash ---------------------------------------------
+# systemd before 254 (Debian 12's 252) continues such a comment over the
+# next line; check warns where that line is read today (not a blank or a
+# comment line), nowhere else: two backslashes, a CRLF, a blank line after
+S=$T/bsl
+mkroot "$S/r"
+mkdir -p "$S/u"
+printf '%s\n' '# comment \' 'A=1' 'B=2' '# x\\' 'C=1' '; a \' '# b \' 'D=3' \
+	'# blank next \' '' 'G=7' >"$S/u/10-c.conf"
+printf '#e\\\r\nF=6\n' >>"$S/u/10-c.conf"
+f=$S/u/10-c.conf
+bsl="this comment ends in a backslash: systemd before 254 (Debian 12's 252) continues the comment over the next line, which it then does not read; end the comment with another character"
+e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" check
+expect_rc "check: comments ending in a backslash" 1
+expect_out "check: a comment ending in a backslash, where a line is lost" "$f:1: warning: $bsl
+$f:7: warning: $bsl
+"
+e --pam-dir="$NOPAM" --root="$S/r" --user-dir="$S/u" show
+expect_out "show: every assignment read (systemd 254 and later)" "A=1
+B=2
+C=1
+D=3
+G=7
+F=6
+"
+# the real generator drops exactly the lines after the warned ones (A, D)
+# where it is systemd before 254, none where it is later
+gen=/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator
+sdv=
+if [ -x "$gen" ] && have_cmds systemctl; then
+	sdv=$(systemctl --version 2>/dev/null | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
+fi
+if [ -n "$sdv" ]; then
+	mkdir -p "$S/cfg"
+	ln -s "$S/u" "$S/cfg/environment.d"
+	env -i HOME="$S" XDG_CONFIG_HOME="$S/cfg" "$gen" 2>/dev/null | grep -E '^[A-G]=' |
+		cut -d= -f1 | sort >"$T/gen"
+	printf '%s\n' A B C D F G >"$T/all"
+	lost=$(comm -23 "$T/all" "$T/gen" | tr '\n' ' ')
+	if [ "$sdv" -lt 254 ]; then want="A D "; else want=""; fi
+	if [ "$lost" = "$want" ]; then
+		pass "systemd $sdv's generator loses [${lost}], the lines after the warned comments"
+	else
+		fail "systemd $sdv's generator loses [${lost}], wanted [${want}]"
+	fi
+else
+	skip "systemd's environment.d generator is not installed"
+fi
+
 # ---- a system file read later replaces the user's value --------------------------
 W=$T/wins
 mkroot "$W/r"
@@ -228,10 +277,41 @@ printf 'EDITOR=vim\n' >"$W/u/30-editor.conf"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
 expect_out_lacks "check: a user file read later is not replaced" "EDITOR is replaced"
 
+# replaced, then built on by a later user file (the name the finding
+# suggests): the first assignment is still lost, and said, however many
+# files compose the value (issue 34's three files)
+rm -f "$W/u/30-editor.conf" "$W/u/10-editor.conf" "$E_/20-editor.conf"
+printf 'PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"\n' \
+	>"$UL/99-environment.conf"
+printf 'PATH=$HOME/bin:$PATH\n' >"$W/u/zz-90-x.conf"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
+expect_out "show: a later user file composes over the system's PATH" "PATH=$HOME/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
+expect_rc "check: an assignment lost under a composed value" 1
+expect_out "check: an assignment lost under a composed value, both files" "$W/u/10-path.conf:1: warning: PATH is replaced by $UL/99-environment.conf:1, which is read later (files are read in the order of their names, whatever their directory): rename this file to sort after 99-environment.conf, such as zz-10-path.conf (a \$PATH in the value then takes the system's value)
+"
+# each loss of a longer chain: user, system, user, system, user
+printf 'PATH=/sys2/bin\n' >"$UL/zz-91-sys.conf"
+printf 'PATH=$HOME/last:$PATH\n' >"$W/u/zz-92-y.conf"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
+expect_out "check: every lost assignment of a chain" "$W/u/10-path.conf:1: warning: PATH is replaced by $UL/99-environment.conf:1, which is read later (files are read in the order of their names, whatever their directory): rename this file to sort after 99-environment.conf, such as zz-10-path.conf (a \$PATH in the value then takes the system's value)
+$W/u/zz-90-x.conf:1: warning: PATH is replaced by $UL/zz-91-sys.conf:1, which is read later (files are read in the order of their names, whatever their directory): rename this file to sort after zz-91-sys.conf, such as zz-zz-90-x.conf (a \$PATH in the value then takes the system's value)
+"
+# the fix works: renamed after the system's files, nothing is lost
+rm "$UL/zz-91-sys.conf" "$W/u/zz-92-y.conf"
+mv "$W/u/10-path.conf" "$W/u/zz-10-path.conf"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
+expect_rc "check: the renamed file composes too" 0
+expect_no_out "check: the renamed file composes too"
+e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
+expect_out "show: both user files in PATH" "PATH=$HOME/bin:$HOME/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+"
+
 # ---- the login before pam_envd.so ------------------------------------------------
 L=$T/login
 mkroot "$L/r"
-mkdir -p "$L/u"
+mkdir -p "$L/u" "$L/r/run/systemd/system" # systemd runs there
 printf 'SSH_AUTH_SOCK=${XDG_RUNTIME_DIR}/ssh-agent.socket\n' >"$L/u/20-ssh.conf"
 le() { e --root="$L/r" --user-dir="$L/u" "$@"; }
 # pam_systemd.so before pam_envd.so: XDG_RUNTIME_DIR as it sets it
@@ -245,7 +325,17 @@ expect_rc "pam_systemd.so before pam_envd.so: check" 0
 expect_no_out "pam_systemd.so before pam_envd.so: check"
 le --pam-dir="$L/before" show --explain
 expect_true "explain: XDG_RUNTIME_DIR and where it comes from" grep -qxF \
-	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so, before pam_envd.so in 1 of the 1 service that apply it" "$T/out"
+	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so, before pam_envd.so in 1 of the 1 service that apply it (systemd runs here)" "$T/out"
+# before it, but systemd does not run (a container, a chroot): pam_systemd
+# sets nothing, and show says which it assumed
+rmdir "$L/r/run/systemd/system"
+le --pam-dir="$L/before" show
+expect_out "pam_systemd.so before pam_envd.so, no systemd: no XDG_RUNTIME_DIR" "SSH_AUTH_SOCK=/ssh-agent.socket
+"
+le --pam-dir="$L/before" show --explain
+expect_true "explain: no XDG_RUNTIME_DIR without systemd, and why" grep -qxF \
+	"#   no XDG_RUNTIME_DIR: pam_systemd.so is before pam_envd.so, but systemd does not run here (no $L/r/run/systemd/system), and pam_systemd.so sets it only where it does" "$T/out"
+mkdir "$L/r/run/systemd/system"
 # after it: not there yet
 pamdir "$L/after" "session optional pam_envd.so cleanup" "session optional pam_envd.so" \
 	"session optional pam_systemd.so"
@@ -266,7 +356,7 @@ expect_out "no service applies pam_envd.so: as its last line" "SSH_AUTH_SOCK=/ru
 "
 le --pam-dir="$L/none" show --explain
 expect_true "explain: no service applies pam_envd.so" grep -qxF \
-	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so (in 1 service; no service applies pam_envd.so yet: taken as the last session line)" "$T/out"
+	"#   XDG_RUNTIME_DIR=/run/user/$uid from pam_systemd.so (in 1 service; no service applies pam_envd.so yet: taken as the last session line; systemd runs here)" "$T/out"
 le --pam-dir="$T/no-such-dir" show --explain
 expect_true "explain: a PAM directory that cannot be read" grep -qxF \
 	"#   no XDG_RUNTIME_DIR: $T/no-such-dir cannot be read (No such file or directory)" "$T/out"
@@ -312,13 +402,13 @@ assert eval(sys.argv[2]), (sys.argv[2], L)
 	}
 	le --pam-dir="$L/before" show --explain --format=json
 	jl "json: XDG_RUNTIME_DIR from pam_systemd.so, with the counts" \
-		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'services_applying': 1, 'services_after_pam_systemd': 1, 'services_with_pam_systemd': None, 'error': None} and L['inherit'] is False and L['set'] == [] and 'XDG_SESSION_TYPE' in L['per_session'] and d['variables'][0]['value'] == '/run/user/$uid/ssh-agent.socket'"
+		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'systemd_running': True, 'services_applying': 1, 'services_after_pam_systemd': 1, 'services_with_pam_systemd': None, 'error': None} and L['inherit'] is False and L['set'] == [] and 'XDG_SESSION_TYPE' in L['per_session'] and d['variables'][0]['value'] == '/run/user/$uid/ssh-agent.socket'"
 	le --pam-dir="$L/after" show --explain --format=json
 	jl "json: no XDG_RUNTIME_DIR after pam_envd.so, with the counts" \
-		"L['xdg_runtime_dir'] == {'value': None, 'from': None, 'services_applying': 1, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': None, 'error': None} and [c['message'] for c in d['check']] == ['\$XDG_RUNTIME_DIR is not set here: it expands to nothing']"
+		"L['xdg_runtime_dir'] == {'value': None, 'from': None, 'systemd_running': True, 'services_applying': 1, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': None, 'error': None} and [c['message'] for c in d['check']] == ['\$XDG_RUNTIME_DIR is not set here: it expands to nothing']"
 	le --pam-dir="$L/none" show --explain --format=json
 	jl "json: no service applies pam_envd.so: the services with pam_systemd.so" \
-		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'services_applying': 0, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': 1, 'error': None}"
+		"L['xdg_runtime_dir'] == {'value': '/run/user/$uid', 'from': 'pam_systemd.so', 'systemd_running': True, 'services_applying': 0, 'services_after_pam_systemd': 0, 'services_with_pam_systemd': 1, 'error': None}"
 	le --pam-dir="$T/no-such-dir" show --explain --format=json
 	jl "json: a PAM directory that cannot be read" \
 		"L['xdg_runtime_dir']['value'] is None and L['xdg_runtime_dir']['error'] == 'No such file or directory'"

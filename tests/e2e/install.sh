@@ -113,6 +113,22 @@ for v in bindir securedir man1dir man5dir man8dir docdir; do
 	*) fail "$v is not an absolute directory: '$(dir_of $v "$TMP/dirs")'" ;;
 	esac
 done
+# configure printed the directory make installs the module to, expanded
+# (not "${prefix}/lib/..."): its "checking where libpam loads modules
+# from" (when it detected one) and its summary, both in config.log
+shown=$(sed -n 's/^configure:[0-9]*: *securedir: *//p; s/^  securedir: *//p' \
+	"$top_builddir/config.log" | tail -n 1)
+if [ "$shown" = "$(dir_of securedir "$TMP/dirs")" ]; then
+	pass "configure printed the securedir expanded: $shown"
+else
+	fail "configure printed the securedir '$shown', make installs to '$(dir_of securedir "$TMP/dirs")'"
+fi
+# shellcheck disable=SC2016 # a literal ${ in the log
+if grep -q 'result: .*\${' "$top_builddir/config.log"; then
+	fail "configure printed an unexpanded directory" "$(grep 'result: .*\${' "$top_builddir/config.log")"
+else
+	pass "configure printed no unexpanded directory"
+fi
 expected "$TMP/dirs" | sort >"$TMP/expected"
 if [ "$(dir_of module "$TMP/dirs")" = "" ] && [ "${ENVD_MODULE:-yes}" = yes ]; then
 	fail "the module is not installed although configure did not say --disable-module"

@@ -769,6 +769,43 @@ static void test_lint_replaced(void **state)
 	tu_tree_free(&t);
 }
 
+/* A user's assignment a system file replaced stays a finding when a later
+ * user file builds on the system's value ($PATH): the entry no longer
+ * names it, the loss is said all the same, each of a chain. */
+static void test_lint_replaced_composed(void **state)
+{
+	struct tu_tree t;
+	const struct tu_diag *d;
+
+	(void)state;
+	tu_tree_init(&t);
+	t.cfg.flags = ENVD_LINT;
+	tu_write(t.user, "10-path.conf", "P=$HOME/.local/bin:$P\n");
+	tu_write(t.usr, "99-environment.conf", "P=/usr/bin:/bin\n");
+	tu_write(t.user, "zz-90-x.conf", "P=/h/bin:$P\n");
+	tu_load_ok(&t);
+	tu_assert_var(&t, "P", "/h/bin:/usr/bin:/bin");
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_REPLACED), 1);
+	d = tu_need(&t.diags, ENVD_C_LINT_REPLACED, "/10-path.conf", 1);
+	assert_string_equal(d->name, "P");
+	assert_non_null(strstr(d->message, "/usr/lib/environment.d/99-environment.conf:1"));
+	/* a second system file and user file: both user files lost */
+	tu_write(t.usr, "zz-91-s.conf", "P=/s\n");
+	tu_write(t.user, "zz-92-y.conf", "P=/y:$P\n");
+	tu_load_ok(&t);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_REPLACED), 2);
+	tu_need(&t.diags, ENVD_C_LINT_REPLACED, "/10-path.conf", 1);
+	d = tu_need(&t.diags, ENVD_C_LINT_REPLACED, "/zz-90-x.conf", 1);
+	assert_non_null(strstr(d->message, "/usr/lib/environment.d/zz-91-s.conf:1"));
+	/* a last user file that does not build on the value: zz-90-x.conf's
+	 * loss is its own choice, not said; 10-path.conf's still is */
+	tu_write(t.user, "zz-92-y.conf", "P=/y\n");
+	tu_load_ok(&t);
+	assert_int_equal(tu_count(&t.diags, ENVD_C_LINT_REPLACED), 1);
+	tu_need(&t.diags, ENVD_C_LINT_REPLACED, "/10-path.conf", 1);
+	tu_tree_free(&t);
+}
+
 /* What systemd reads otherwise than it looks: a code at each line under
  * lint, nothing without it, the values unchanged. */
 static void test_lint_readings(void **state)
@@ -1137,6 +1174,7 @@ int main(void)
 	    tu_test(test_missing_and_odd_dirs),
 	    tu_test(test_dir_states),
 	    tu_test(test_lint_replaced),
+	    tu_test(test_lint_replaced_composed),
 	    tu_test(test_lint_readings),
 	    tu_test(test_session_names),
 	    tu_test(test_diagnostics_at_file_line),
