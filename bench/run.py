@@ -3,7 +3,7 @@
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 """run.py - pam_envd benchmarks (./dev bench).
 
-    bench/run.py BUILDDIR [envd|pam|login|snippet|all] [--json FILE]
+    bench/run.py BUILDDIR [envd|pam|login|snippet|groups|all] [--json FILE]
     bench/run.py --compare BEFORE.json AFTER.json
 
 Sections:
@@ -29,6 +29,16 @@ Sections:
         common-session, where it is disabled (envd stops after reading
         every service: no service applies pam_envd.so) and where the
         directory cannot be read (no check: the snippet before it had one).
+  groups  what a user's groups cost the session open: a local user in
+        300 groups made for the run, 70 of them with a directory in an
+        admin_dir= tree (more than the 64 looked up), against one in 3,
+        through pam_permit, the module without admin_dir= and with it
+        (bench/pam_open, one session): output check, instructions
+        (callgrind, the exec'd reader included) split into getgrouplist,
+        the admin lookups (getgrnam_r) and the rest, wall time (hyperfine)
+        and the two lookups timed alone.  No target: figures and ratios.
+        Needs root (groupadd, useradd, /etc/pam.d); the groups, users and
+        services are removed on exit.
 
 The contract (verdicts printed, never a failing exit status):
   - a real login (su -l, every process) with pam_envd on the typical
@@ -60,18 +70,25 @@ Environment knobs:
   BENCH_LOGIN_LANGS   LANG of the measured logins (default "C C.UTF-8")
   BENCH_LOGIN_SIZES   trees of the measured logins (default "small medium")
   BENCH_LOGIN_RUNS    logins per module, the median counts (default 3)
+  BENCH_GROUPS        groups of the large user (default 300)
+  BENCH_GROUPS_ADMIN  of them with an admin directory (default 70)
+  BENCH_GROUPS_RUNS   callgrind runs per stack and user, the median counts (default 3)
+  BENCH_GROUPS_ROUNDS timing rounds, stacks and users taking turns (default 3)
+  ENVD_READER   the reader program (default BUILDDIR/helper/reader; groups)
 
 The table goes to stdout and to BENCH_OUT/results.txt; raw data (trees,
 outputs, hyperfine JSON, callgrind files) stay in BENCH_OUT.
 """
 
 import glob
+import grp
 import json
 import os
 import pwd
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -158,9 +175,11 @@ class Bench:
                 self.die("timing failed: %s (see %s)" % (shlex.join(argv), log))
         return benchlib.median_of(json_path)
 
-    def callgrind(self, out_file, env, argv):
+    def callgrind(self, out_file, env, argv, programs=False):
         """Total Ir of argv and of every process it forks (pam_envd's
-        reader of the user's files and its middle process: lib/child.c).
+        reader of the user's files and its middle process: lib/child.c);
+        with programs, of every program they exec too (--trace-children:
+        the module's exec'd reader, helper/reader.c).
         Profiles are dumped before each fork, so that a child does not
         count again what its parent did before it (callgrind's counters
         are inherited); the figure is the sum of every file.  The files
@@ -177,8 +196,9 @@ class Bench:
             os.unlink(old)
         with open(log, "w") as f:
             proc = subprocess.Popen(["env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
-                                    ["valgrind", "--tool=callgrind", "--dump-before=fork",
-                                     "--callgrind-out-file=" + prefix + ".%p"] + argv,
+                                    ["valgrind", "--tool=callgrind", "--dump-before=fork"] +
+                                    (["--trace-children=yes", "--vgdb=no"] if programs else []) +
+                                    ["--callgrind-out-file=" + prefix + ".%p"] + argv,
                                     stdout=subprocess.DEVNULL, stderr=f)
             rc = proc.wait()
         files = glob.glob(prefix + ".*")
@@ -586,6 +606,327 @@ class Bench:
             pam.run()
         finally:
             pam.cleanup()
+
+
+    # ---- a user in many groups ----
+
+    def section_groups(self):
+        self.say("", "== a user in many groups: getgrouplist and the admin_dir group lookups at session open")
+        if os.getuid() != 0:
+            self.say("skipped: needs root (groupadd, useradd, services in /etc/pam.d)")
+            return
+        missing = [c for c in ("cc", "groupadd", "groupdel", "useradd", "userdel", "usermod", "getent")
+                   if not shutil.which(c)]
+        if missing:
+            self.say("skipped: missing " + " ".join(missing))
+            return
+        gb = GroupsBench(self)
+
+        def stop(signum, frame):
+            raise SystemExit("run.py: signal %d, the groups, users and services made are removed" % signum)
+        old = signal.signal(signal.SIGTERM, stop)
+        try:
+            gb.run()
+        finally:
+            gb.cleanup()
+            signal.signal(signal.SIGTERM, old)
+
+
+class GroupsBench:
+    """What a user's groups cost the session open: a local user in
+    BENCH_GROUPS groups made for the run (default 300), BENCH_GROUPS_ADMIN
+    of them (default 70) with a directory in an admin_dir= tree, against
+    the same kind of user in 3 groups (its own and two with a directory),
+    through three one-line stacks: pam_permit, the module without
+    admin_dir= (its getgrouplist for the reader) and with it (the lookup
+    of each ADMIN/group entry, at most ENVD_MAX_ADMIN_GROUPS, in name
+    order).  Groups, users and services are removed at the end, also
+    when the run fails or is stopped (SIGINT, SIGTERM)."""
+
+    CAP = 64  # lib/envd.h ENVD_MAX_ADMIN_GROUPS
+
+    def __init__(self, b):
+        self.b = b
+        self.out = os.path.join(b.out, "groups")
+        self.tag = "envdg%07d" % os.getpid()  # one length: the same Ir run to run
+        self.ngroups = int(os.environ.get("BENCH_GROUPS") or 300)
+        self.nadmin = min(int(os.environ.get("BENCH_GROUPS_ADMIN") or 70), self.ngroups)
+        self.runs = int(os.environ.get("BENCH_GROUPS_RUNS") or 3)
+        self.rounds = int(os.environ.get("BENCH_GROUPS_ROUNDS") or 3)
+        self.groups, self.users, self.services, self.tmp = [], [], [], None
+
+    def cleanup(self):
+        for s in self.services:
+            try:
+                os.unlink("/etc/pam.d/" + s)
+            except FileNotFoundError:
+                pass
+        for u in self.users:
+            self.retry(["userdel", u])
+            if subprocess.call(["getent", "group", u], stdout=subprocess.DEVNULL) == 0:
+                self.retry(["groupdel", u])
+        for g in self.groups:
+            self.retry(["groupdel", g])
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.services, self.users, self.groups, self.tmp = [], [], [], None
+
+    @staticmethod
+    def retry(argv):
+        """argv, again while the account files are locked (exit 10 or 1:
+        another process is changing them)."""
+        for _ in range(30):
+            p = subprocess.run(argv, capture_output=True, text=True)
+            if p.returncode not in (1, 10):
+                return p
+            time.sleep(0.3)
+        return p
+
+    def must(self, argv):
+        p = self.retry(argv)
+        if p.returncode != 0:
+            self.b.die("%s failed: %s" % (shlex.join(argv), p.stderr.strip()))
+
+    def service(self, name, line):
+        path = "/etc/pam.d/" + name
+        if os.path.exists(path):
+            self.b.die(path + " exists already")
+        self.services.append(name)
+        with open(path, "w") as f:
+            f.write("# pam_envd benchmark (bench/run.py, pid %d); removed when the run ends\n" % os.getpid())
+            f.write("auth     required  pam_deny.so\naccount  required  pam_deny.so\n"
+                    "password required  pam_deny.so\nsession  required  %s\n" % line)
+        os.chmod(path, 0o644)
+
+    def group_name(self, i):
+        return "%sx%03d" % (self.tag, i)
+
+    def setup(self):
+        """The groups, the admin tree, the two users and the services."""
+        b = self.b
+        shutil.rmtree(self.out, ignore_errors=True)
+        os.makedirs(self.out)
+        module_src = os.environ.get("PAM_ENVD") or os.path.join(b.builddir, "pam_envd", ".libs", "pam_envd.so")
+        reader_src = os.environ.get("ENVD_READER") or os.path.join(b.builddir, "helper", "reader")
+        if not os.path.isfile(module_src) or not os.path.isfile(reader_src):
+            b.die("no module at %s or no reader at %s (build them with ./dev build)" % (module_src, reader_src))
+        # copies: a rebuild during the run changes nothing under callgrind
+        self.module = os.path.join(self.out, "pam_envd.so")
+        self.reader = os.path.join(self.out, "reader")
+        shutil.copy(module_src, self.module)
+        shutil.copy(reader_src, self.reader)
+        os.chmod(self.reader, 0o755)
+        self.driver = os.path.join(self.out, "pam_open")
+        run_ok(["cc", "-O2", "-Wall", "-o", self.driver, os.path.join(HERE, "pam_open.c"), "-lpam"],
+               "cannot build %s (libpam0g-dev?)" % self.driver)
+        self.tmp = tempfile.mkdtemp(prefix="pam_envd-bench-groups.", dir="/tmp")
+        os.chmod(self.tmp, 0o755)
+        names = [self.group_name(i) for i in range(self.ngroups)]
+        for g in names:
+            if subprocess.call(["getent", "group", g], stdout=subprocess.DEVNULL) == 0:
+                b.die("group %s exists already" % g)
+            self.must(["groupadd", g])
+            self.groups.append(g)
+        # the admin tree: a directory for every fourth group (as many as
+        # asked for), each setting one variable; root's, as admin_dir wants
+        step = max(1, self.ngroups // self.nadmin) if self.nadmin else 1
+        self.admin_groups = [names[i] for i in range(0, self.ngroups, step)][:self.nadmin]
+        self.admin = os.path.join(self.out, "admin")
+        for g in self.admin_groups:
+            d = os.path.join(self.admin, "group", g)
+            os.makedirs(d)
+            # a name of its own: a file name masks the same name in later directories
+            with open(os.path.join(d, "50-%s.conf" % g[len(self.tag):]), "w") as f:
+                f.write("ROLE_%s=%s\n" % (g[len(self.tag):], g))
+        self.sysdir = os.path.join(self.out, "system")
+        os.makedirs(self.sysdir)
+        # the user in 3 groups: its own and the first two with a directory
+        self.members = {"few": self.admin_groups[:2], "many": names}
+        self.user = {"few": self.tag + "f", "many": self.tag + "m"}
+        for k in ("few", "many"):
+            u = self.user[k]
+            home = os.path.join(self.tmp, u)
+            self.must(["useradd", "-M", "-d", home, "-s", "/bin/sh", "-U", "-K", "UMASK=022", u])
+            self.users.append(u)
+            self.must(["usermod", "-a", "-G", ",".join(self.members[k]), u])
+            d = os.path.join(home, ".config", "environment.d")
+            os.makedirs(d)
+            with open(os.path.join(d, "10-user.conf"), "w") as f:
+                f.write("USER_SIDE=read\n")
+            run_ok(["chown", "-R", "%s:%s" % (u, u), home], "chown " + home)
+        base = "%s reader=%s system_dirs=%s" % (self.module, self.reader, self.sysdir)
+        self.stacks = {"permit": "pam_permit.so", "groups": base, "admin": base + " admin_dir=" + self.admin}
+        for k, line in self.stacks.items():
+            self.service("%s-%s" % (self.tag, k), line)
+
+    def check(self, k):
+        """The admin stack's PAM environment for user k: the user's file
+        and the variable of each group of the user whose directory is among
+        the first CAP of ADMIN/group in name order, nothing else of it."""
+        f = os.path.join(self.out, "%s.admin.nul" % k)
+        with open(f, "wb") as o:
+            if subprocess.call(["env", "-i", "PATH=" + BASE_PATH, self.driver, "-p", self.svc("admin"),
+                                self.user[k]], stdout=o, stderr=subprocess.DEVNULL) != 0:
+                self.b.die("the admin stack fails for %s" % self.user[k])
+        env = read_nul(f)
+        got = sorted(v for n, v in env.items() if n.startswith("ROLE_"))
+        mine = set(self.members[k])
+        want = sorted(g for g in sorted(self.admin_groups)[:self.CAP] if g in mine)
+        if env.get("USER_SIDE") != "read" or got != want:
+            self.b.die("the admin stack for %s: USER_SIDE=%r, %d group variables, expected %d (%s)"
+                       % (self.user[k], env.get("USER_SIDE"), len(got), len(want), f))
+        return len(got)
+
+    def svc(self, stack):
+        return "%s-%s" % (self.tag, stack)
+
+    def ir(self, stack, k, run):
+        """One callgrind run of a session of user k through stack: the
+        total and its parts."""
+        f = os.path.join(self.out, "callgrind.%s.%s.%d.out" % (stack, k, run))
+        total = self.b.callgrind(f, {"PATH": BASE_PATH}, [self.driver, self.svc(stack), self.user[k]],
+                                 programs=True)
+        first, children = self.b.cg_files[f]
+        calls = benchlib.arcs(first)
+        so = os.path.basename(self.module)
+        open_ = benchlib.inclusive_of(calls, "pam_sm_open_session", so)
+        return {"total": total,
+                "module": open_ + sum(benchlib.ir_of(x) for x in children),
+                "reader": sum(benchlib.ir_of(x) for x in children),
+                "getgrouplist": libc_call(calls, "getgrouplist", so),
+                "getgrnam_r": libc_call(calls, "getgrnam_r", so)}
+
+    def lookups_wall(self, k, n=200):
+        """Median wall time (s) of the user's getgrouplist, and of the
+        admin lookups (getgrnam of the first CAP entries), in this process."""
+        u = pwd.getpwnam(self.user[k])
+        names = sorted(self.admin_groups)[:self.CAP]
+        t_gl, t_gn = [], []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            os.getgrouplist(u.pw_name, u.pw_gid)
+            t1 = time.perf_counter()
+            for g in names:
+                grp.getgrnam(g)
+            t2 = time.perf_counter()
+            t_gl.append(t1 - t0)
+            t_gn.append(t2 - t1)
+        return statistics.median(t_gl), statistics.median(t_gn)
+
+    def run(self):
+        b = self.b
+        self.setup()
+        ng = {k: len(os.getgrouplist(self.user[k], pwd.getpwnam(self.user[k]).pw_gid)) for k in self.user}
+        nvars = {k: self.check(k) for k in self.user}
+        b.say("users: %s in %d groups, %s in %d (getgrouplist's count, the user's own included), both local"
+              % (self.user["many"], ng["many"], self.user["few"], ng["few"]),
+              "       (useradd, usermod -a -G; /etc/group holds all %d groups made for the run meanwhile)"
+              % self.ngroups,
+              "admin: %s/group: %d directories, one file each (every %s); at most %d entries are looked up,"
+              % (self.admin, len(self.admin_groups), "group" if len(self.admin_groups) == self.ngroups
+                 else "%dth group" % max(1, self.ngroups // max(1, self.nadmin)), self.CAP),
+              "       the first in name order: %s gets %d group variables, %s %d (checked)"
+              % (self.user["many"], nvars["many"], self.user["few"], nvars["few"]),
+              "NSS:   group: %s" % nss_line("group"),
+              "stacks (/etc/pam.d/%s-*, one session line each, the driver bench/pam_open, one session):" % self.tag,
+              "  permit: pam_permit.so",
+              "  groups: pam_envd.so reader=READER system_dirs=EMPTY (getgrouplist for the reader)",
+              "  admin:  the same with admin_dir=%s (getgrouplist, the lookup of each entry)" % self.admin)
+
+        irs = {}
+        if shutil.which("valgrind"):
+            for run in range(self.runs):
+                for stack in ("permit", "groups", "admin"):
+                    for k in ("few", "many"):
+                        irs.setdefault((stack, k), []).append(self.ir(stack, k, run))
+        ir = {key: {p: statistics.median(r[p] for r in v) for p in v[0]} for key, v in irs.items()}
+
+        hf = {}
+        if b.hyperfine:
+            parts = {}
+            for rnd in range(self.rounds):
+                for stack in ("permit", "groups", "admin"):
+                    for k in ("few", "many"):
+                        j = os.path.join(self.out, "%s.%s.%d.json" % (stack, k, rnd))
+                        b.time_cmd(j, {"PATH": BASE_PATH}, [self.driver, self.svc(stack), self.user[k]])
+                        parts.setdefault((stack, k), []).append(j)
+            hf = {key: statistics.median(t for j in v for t in benchlib.times_of(j)) for key, v in parts.items()}
+        gl = {k: self.lookups_wall(k) for k in self.user}
+        self.report(ng, ir, hf, gl)
+
+    def report(self, ng, ir, hf, gl):
+        b = self.b
+        if ir:
+            b.say("", "instructions (valgrind --tool=callgrind --trace-children=yes, the driver's process and the",
+                  "reader it execs, median of %d runs): module = pam_sm_open_session in the login process plus"
+                  % self.runs,
+                  "the reader; getgrouplist, getgrnam_r = their calls from pam_envd.so (libc and NSS inclusive);",
+                  "rest = module - getgrouplist - getgrnam_r (the engine, the admin and group directories' reading,",
+                  "the reader)", "")
+            fmt = "%-7s %-5s %6s %11s %10s %12s %10s %10s %9s"
+            b.say(fmt % ("stack", "user", "groups", "Ir/process", "module", "getgrouplist", "getgrnam_r", "rest",
+                         "reader"))
+            for stack in ("permit", "groups", "admin"):
+                for k in ("few", "many"):
+                    r = ir[(stack, k)]
+                    rest = r["module"] - r["getgrouplist"] - r["getgrnam_r"]
+                    b.say(fmt % (stack, k, ng[k], r["total"], r["module"] if stack != "permit" else "-",
+                                 r["getgrouplist"] if stack != "permit" else "-",
+                                 r["getgrnam_r"] if stack == "admin" else "-",
+                                 rest if stack != "permit" else "-", r["reader"] if stack != "permit" else "-"))
+                    for p in ("total", "module", "getgrouplist", "getgrnam_r", "reader"):
+                        b.figures["groups.%s.%s.%s_Ir" % (stack, k, p)] = r[p]
+            b.say("", "%d groups against %d (the same stack, the same admin tree):" % (ng["many"], ng["few"]))
+            for stack in ("groups", "admin"):
+                f, m = ir[(stack, "few")], ir[(stack, "many")]
+                b.say("  %-7s process %s, module %s (%+d Ir), getgrouplist %s (%+d Ir)"
+                      % (stack, fx(ratio(m["total"], f["total"])), fx(ratio(m["module"], f["module"])),
+                         m["module"] - f["module"], fx(ratio(m["getgrouplist"], f["getgrouplist"])),
+                         m["getgrouplist"] - f["getgrouplist"]))
+                b.figures["groups.%s.module_x" % stack] = ratio(m["module"], f["module"])
+            for k in ("few", "many"):
+                a, g = ir[("admin", k)], ir[("groups", k)]
+                b.say("  admin_dir= for %s: %+d Ir over the module without it (%s), %d of it in getgrnam_r"
+                      % (k, a["module"] - g["module"], fx(ratio(a["module"], g["module"])), a["getgrnam_r"]))
+        if hf:
+            b.say("", "wall time of the driver's process (hyperfine, %d rounds of >= %d runs after %d warmup runs,"
+                  % (self.rounds, b.runs, b.warmup),
+                  "the stacks and users taking turns; module = the stack less the pam_permit stack, same user)", "")
+            fmt = "%-7s %9s %9s %9s %9s %8s"
+            b.say(fmt % ("stack", "few ms", "module", "many ms", "module", "ratio"))
+            for stack in ("permit", "groups", "admin"):
+                row = [stack]
+                mods = {}
+                for k in ("few", "many"):
+                    t = hf[(stack, k)]
+                    mods[k] = t - hf[("permit", k)]
+                    row += ["%.3f" % (t * 1e3), "%.3f" % (mods[k] * 1e3) if stack != "permit" else "-"]
+                    b.figures["groups.%s.%s.ms" % (stack, k)] = t * 1e3
+                row.append(fx(ratio(mods["many"], mods["few"])) if stack != "permit" else
+                           fx(ratio(hf[(stack, "many")], hf[(stack, "few")])))
+                b.say(fmt % tuple(row))
+        b.say("", "the lookups alone, in this process (median of 200; Python's os.getgrouplist, grp.getgrnam):")
+        for k in ("few", "many"):
+            b.say("  %-4s getgrouplist %.1f us; getgrnam of the first %d entries of ADMIN/group %.1f us"
+                  % (k, gl[k][0] * 1e6, self.CAP, gl[k][1] * 1e6))
+            b.figures["groups.lookup.%s.getgrouplist_us" % k] = gl[k][0] * 1e6
+            b.figures["groups.lookup.%s.getgrnam_us" % k] = gl[k][1] * 1e6
+        if hf:
+            b.say("", "the admin stack's module wall time split with these (the rest: the engine, the reader, the",
+                  "admin and group directories read, each path opened component by component):")
+            for k in ("few", "many"):
+                m = hf[("admin", k)] - hf[("permit", k)]
+                b.say("  %-4s %.3f ms = getgrouplist %.3f + admin lookups %.3f + rest %.3f"
+                      % (k, m * 1e3, gl[k][0] * 1e3, gl[k][1] * 1e3, (m - gl[k][0] - gl[k][1]) * 1e3))
+        if ir:
+            per = ir[("admin", "many")]["getgrnam_r"] / self.CAP
+            b.say("", "one admin lookup: %d Ir (NSS files: /etc/group read through, %d lines now), the same"
+                  % (per, count_lines("/etc/group")),
+                  "for both users: its cost is the group database's, not the user's groups'")
+            b.figures["groups.getgrnam_r_Ir_each"] = per
+        b.say("", "both run in the login process, outside the reader's 3 s bound: getgrouplist once, getgrnam_r",
+              "once per entry of ADMIN/group up to %d, whatever the user's groups (pam_envd(8))" % self.CAP,
+              "raw data: " + self.out)
 
 
 class PamBench:
@@ -1029,6 +1370,34 @@ def read_nul(path):
     return env
 
 
+def libc_call(calls, fn, caller_obj):
+    """The inclusive Ir of the calls from CALLER_OBJ into the library
+    function FN, under its name or a versioned one (getgrnam_r@@GLIBC_2.2.5)."""
+    return sum(benchlib.inclusive_of(calls, name, caller_obj=caller_obj)
+               for name in {c for _, _, c, _, _, _ in calls if c and c.split("@")[0] == fn})
+
+
+def count_lines(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().count(b"\n")
+    except OSError:
+        return 0
+
+
+def nss_line(db):
+    """The services of db in /etc/nsswitch.conf, or "?"."""
+    try:
+        with open("/etc/nsswitch.conf") as f:
+            for line in f:
+                w = line.split("#", 1)[0].split(":", 1)
+                if len(w) == 2 and w[0].strip() == db:
+                    return " ".join(w[1].split())
+    except OSError:
+        pass
+    return "?"
+
+
 def capture(argv):
     try:
         p = subprocess.run(argv, capture_output=True, text=True)
@@ -1115,7 +1484,7 @@ def main(argv):
     if not argv or len(argv) > 2 or not os.path.isdir(argv[0]):
         sys.exit(__doc__)
     section = argv[1] if len(argv) > 1 else "all"
-    if section not in ("envd", "pam", "login", "snippet", "all"):
+    if section not in ("envd", "pam", "login", "snippet", "groups", "all"):
         sys.exit(__doc__)
     b = Bench(argv[0])
     b.machine()
@@ -1127,6 +1496,8 @@ def main(argv):
         b.section_login()
     if section in ("snippet", "all"):
         b.section_snippet()
+    if section in ("groups", "all"):
+        b.section_groups()
     b.say("", "results: " + b.results.name)
     if json_out:
         with open(json_out, "w") as f:
