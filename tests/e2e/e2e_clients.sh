@@ -310,7 +310,7 @@ chmod 755 "$CLIENTS"
 svc=$(e2e_service clients <<EOF
 auth     required pam_permit.so
 account  required pam_permit.so
-session  optional $MODULE system_dirs=$SYSDIRS
+session  optional $MOD system_dirs=$SYSDIRS
 session  required pam_exec.so $HELPER $OUT
 session  optional pam_exec.so $CLIENTS
 EOF
