@@ -145,8 +145,9 @@ struct envd_diag {
 
 typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
 
-struct envd_ids;    /* child.h */
-struct envd_reader; /* child.h */
+struct envd_ids;      /* child.h */
+struct envd_reader;   /* child.h */
+struct envd_lint_ops; /* loader.h */
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -198,6 +199,9 @@ struct envd_config {
 	 * (envd_reader_lookup), waiting: the user side's job goes to it, and
 	 * *started is set to NULL when it is taken.  NULL: none. */
 	struct envd_reader **started;
+	/* With ENVD_LINT: the lint hooks (envd's envd_lint_ops, check/lint.c);
+	 * NULL: no lint, whatever the flag. */
+	const struct envd_lint_ops *lint;
 	const char *user_name;
 	gid_t user_gid;
 	/* The administrator's directories for some users and groups

@@ -386,17 +386,6 @@ static char **make_envp(const struct gen_env *env)
 	return envp;
 }
 
-static long ms_until(const struct timespec *t)
-{
-	struct timespec now;
-	long long ms;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return 0;
-	ms = (long long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
-	return ms <= 0 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (long)ms;
-}
-
 /* In the generator's process, before its program: a session of its own
  * (one process group to kill), stdin and stderr /dev/null, stdout the
  * pipe.  Every other descriptor of the child is close-on-exec.  The
@@ -445,7 +434,7 @@ static bool reap_until(pid_t pid, const struct timespec *deadline, int *status)
 			return true;
 		if (w < 0 && errno != EINTR)
 			return false;
-		if (ms_until(deadline) == 0)
+		if (envd_ms_until(deadline) == 0)
 			return false;
 		(void)nanosleep(&pause, NULL);
 	}
@@ -515,7 +504,7 @@ static void run_one(struct envd_gen *e, char **envp, const struct timespec *dead
 	close(p[1]);
 	while (t == 0) {
 		struct pollfd pf = {.fd = p[0], .events = POLLIN};
-		long left = ms_until(deadline);
+		long left = envd_ms_until(deadline);
 		int r;
 
 		if (left == 0)
@@ -629,14 +618,8 @@ static int gen_work(int fd, struct loader *ld, unsigned ms)
 	 * with it (envd_sweep_children) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* an eighth of the budget is left for the records */
-	if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
+	if (!envd_deadline(ms - ms / 8, &deadline))
 		return -EIO;
-	deadline.tv_sec += (time_t)((ms - ms / 8) / 1000);
-	deadline.tv_nsec += (long)((ms - ms / 8) % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	envd_store_init(&env.vars);
 	envd_buf_init(&env.key, 0);
 	envd_buf_init(&env.value, 0);
@@ -654,7 +637,7 @@ static int gen_work(int fd, struct loader *ld, unsigned ms)
 		}
 		if (r < 0 || !envd_gen_to_run(e))
 			continue;
-		if (ms_until(&deadline) == 0) {
+		if (envd_ms_until(&deadline) == 0) {
 			e->reason = ENVD_R_GEN_LATE;
 		} else if ((envp = make_envp(&env)) == NULL) {
 			r = -ENOMEM;

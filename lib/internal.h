@@ -366,4 +366,14 @@ int envd_stat_entry(int dirfd, const char *name, const struct envd_check *chk, s
  * files, unless an ACL lets a named user or group, or its mask, write). */
 bool envd_others_write(const struct envd_check *chk, int fd, const struct stat *st);
 
+/* clock.c: CLOCK_MONOTONIC, the one place the engine reads the time. */
+struct timespec;
+/* *until = now + ms; false without a clock (the bound is then spent). */
+bool envd_deadline(size_t ms, struct timespec *until);
+/* Milliseconds since *start; SIZE_MAX without a clock. */
+size_t envd_ms_since(const struct timespec *start);
+/* Milliseconds left until *until, 0 when past or without a clock, at most
+ * INT_MAX (a poll's timeout). */
+long envd_ms_until(const struct timespec *until);
+
 #endif

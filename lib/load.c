@@ -241,8 +241,7 @@ static int expand_value(struct loader *ld, const char *name, size_t name_len, co
 	    .max_depth = lim->depth,
 	    .lookup = lookup,
 	    .lookup_data = ld,
-	    .on_ref =
-	        (ld->cfg->flags & ENVD_LINT) || ld->cfg->session_names ? envd_lint_on_ref : NULL,
+	    .on_ref = envd_ref_hooks(ld) ? envd_ref_hooks(ld)->on_ref : NULL,
 	};
 	int r;
 
@@ -440,8 +439,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 	ld->cur_len = key_len;
 	ld->self_ref = false;
 	ld->xdg_unset = false;
-	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
-		envd_lint_raw(ld, name, value, value_len);
+	if (envd_linting(ld) && !ld->raw_values)
+		envd_linting(ld)->raw(ld, name, value, value_len);
 	/* without a '$' the expansion is the value itself; a generator's
 	 * output is never expanded */
 	if (!(cfg->flags & ENVD_NO_EXPAND) && !ld->raw_values && memchr(value, '$', value_len)) {
@@ -473,8 +472,8 @@ static int on_assign(const char *key, size_t key_len, const char *value, size_t 
 		           name);
 		return 0;
 	}
-	if ((cfg->flags & ENVD_LINT) && !ld->raw_values)
-		envd_lint_value(ld, name, v, vlen, v != value);
+	if (envd_linting(ld) && !ld->raw_values)
+		envd_linting(ld)->value(ld, name, v, vlen, v != value);
 	if (!(cfg->flags & ENVD_LINT))
 		return store_value(ld, name, key_len, h, v, vlen);
 	if (ld->user_side)
@@ -555,7 +554,7 @@ static int process_file(struct loader *ld, struct envd_scan_entry *e, struct env
 	ld->bom = e->len >= 3 && memcmp(e->data, UTF8_BOM, 3) == 0;
 	/* on_assign's 1 only stops the file */
 	r = envd_parse_noting(e->data, e->len, on_assign, ld, &ld->kbuf, &ld->vbuf,
-	                      (ld->cfg->flags & ENVD_LINT) ? envd_lint_note : NULL);
+	                      envd_linting(ld) ? envd_linting(ld)->note : NULL);
 	return r < 0 ? r : 0;
 }
 
@@ -681,18 +680,6 @@ static int generators(struct loader *ld)
 	return r;
 }
 
-size_t envd_ms_since(const struct timespec *start)
-{
-	struct timespec now;
-	long long ms;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return SIZE_MAX;
-	ms = (long long)(now.tv_sec - start->tv_sec) * 1000 +
-	     (now.tv_nsec - start->tv_nsec) / 1000000;
-	return ms < 0 ? 0 : (size_t)ms;
-}
-
 static int index_base(struct loader *ld)
 {
 	const char *const *p;
@@ -778,14 +765,6 @@ static int set_dirs(struct loader *ld)
 	return 0;
 }
 
-void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *why)
-{
-	if (dir >= ENVD_MAX_ALL_DIRS)
-		return;
-	ld->dir_state[dir] = missing ? ENVD_DIR_MISSING : ENVD_DIR_SKIPPED;
-	ld->dir_why[dir] = missing ? NULL : why;
-}
-
 /* The directories' states into the result, which takes their paths. */
 static int finish_dirs(struct loader *ld)
 {
@@ -813,8 +792,8 @@ static int finish(struct loader *ld)
 	struct envd_result *res = ld->res;
 	size_t i;
 
-	if (ld->cfg->flags & ENVD_LINT)
-		envd_lint_replaced(ld);
+	if (envd_linting(ld))
+		envd_linting(ld)->replaced(ld);
 	if (ld->user_vars_cut > 0)
 		envd_diagf(
 		    &ld->sink, ENVD_ERROR, ENVD_C_LIMIT, ld->cfg->user_dir, 0, NULL,

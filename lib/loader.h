@@ -110,10 +110,6 @@ struct loader {
 	size_t file_base;           /* the result's files: where the scan's entries start */
 };
 
-/* load.c: directory dir (an index of dir_paths) was not read: missing,
- * or skipped for why (a static string). */
-void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *why);
-
 /* read.c: the reading phases.  Each returns 0 or -ENOMEM; everything else
  * is reported and skipped. */
 
@@ -155,8 +151,6 @@ int envd_rec_put(struct envd_buf *b, char type, const void *fixed, size_t fn, co
 bool envd_rec_next(const char *in, size_t n, size_t *pos, char *type, const char **body,
                    size_t *len);
 int envd_write_all(int fd, const char *p, size_t n);
-/* Milliseconds since *start (CLOCK_MONOTONIC); SIZE_MAX without a clock. */
-size_t envd_ms_since(const struct timespec *start);
 
 /* generators.c */
 
@@ -173,26 +167,42 @@ int envd_gens_run(struct loader *ld);
 int envd_gens_records(struct loader *ld, const char *in, size_t n);
 void envd_gens_free(struct envd_gens *g);
 
-/* lint.c: the warnings of envd check (ENVD_LINT) */
+/* The warnings of envd check (ENVD_LINT): hooks the load calls through
+ * cfg->lint, which only envd sets (src/check/lint.c, envd_lint_ops); the
+ * module's image has none of them. */
+struct envd_lint_ops {
+	/* The names of dirfd that environment.d does not read.  Returns 0,
+	 * -ENOMEM or -EIO. */
+	int (*not_conf)(struct loader *ld, int dirfd, const char *dir);
+	/* One such name of dir. */
+	void (*not_conf_name)(struct loader *ld, const char *dir, const char *name);
+	/* The expansion's on_ref hook: unset references, empty defaults, and
+	 * a system file's reference to a variable a user file set. */
+	void (*on_ref)(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+	               size_t value_len, void *data);
+	/* Before expansion: '~', command substitution, specifiers, comments. */
+	void (*raw)(struct loader *ld, const char *name, const char *v, size_t n);
+	/* After expansion: empty PATH components, and (expanded) a refused
+	 * name whose value a user file controls. */
+	void (*value)(struct loader *ld, const char *name, const char *v, size_t n, bool expanded);
+	/* The parser's notes (envd_parse_noting) on the file being parsed. */
+	envd_note_fn note;
+	/* At the end: every user assignment a later system file replaced. */
+	void (*replaced)(struct loader *ld);
+};
 
-/* The names of dirfd that environment.d does not read.  Returns 0, -ENOMEM
- * or -EIO. */
-int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir);
-/* One such name of dir. */
-void envd_lint_not_conf_name(struct loader *ld, const char *dir, const char *name);
-/* The expansion's on_ref hook: unset references, empty defaults, and a
- * system file's reference to a variable a user file set. */
-void envd_lint_on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
-                      size_t value_len, void *data);
-/* Before expansion: '~', command substitution, specifiers, comments. */
-void envd_lint_raw(struct loader *ld, const char *name, const char *v, size_t n);
-/* After expansion: empty PATH components, and (expanded) a refused name
- * whose value a user file controls. */
-void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t n, bool expanded);
-/* The parser's notes (envd_parse_noting) on the file being parsed. */
-void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key, size_t key_len,
-                    void *data);
-/* At the end: every user assignment a later system file replaced. */
-void envd_lint_replaced(struct loader *ld);
+/* The lint hooks when this load lints (ENVD_LINT and cfg->lint), else
+ * NULL. */
+static inline const struct envd_lint_ops *envd_linting(const struct loader *ld)
+{
+	return (ld->cfg->flags & ENVD_LINT) ? ld->cfg->lint : NULL;
+}
+
+/* The expansion's reference hook: under lint, and for envd's notices of
+ * the names each session sets (cfg->session_names) without it. */
+static inline const struct envd_lint_ops *envd_ref_hooks(const struct loader *ld)
+{
+	return (ld->cfg->flags & ENVD_LINT) || ld->cfg->session_names ? ld->cfg->lint : NULL;
+}
 
 #endif

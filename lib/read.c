@@ -98,6 +98,16 @@ void envd_skip_owner(const struct envd_config *cfg, bool user, struct envd_skip 
 	k->who = user ? cfg->user_name : k->want == 0 ? "root" : NULL;
 }
 
+/* Directory dir (an index of dir_paths) was not read: missing, or
+ * skipped for why (a static string). */
+static void envd_dir_skipped(struct loader *ld, size_t dir, bool missing, const char *why)
+{
+	if (dir >= ENVD_MAX_ALL_DIRS)
+		return;
+	ld->dir_state[dir] = missing ? ENVD_DIR_MISSING : ENVD_DIR_SKIPPED;
+	ld->dir_why[dir] = missing ? NULL : why;
+}
+
 static void report_dir(struct loader *ld, size_t dir, const char *path, bool user, int r,
                        enum envd_reason reason, const struct envd_detail *d)
 {
@@ -166,8 +176,8 @@ static int list_system_dir(struct loader *ld, size_t dir, const struct envd_chec
 	report_listing(ld, path, r < 0, rep.dropped, rep.truncated);
 	/* lint only: a listing that fails is no finding, out of memory
 	 * fails the load as everywhere */
-	if (rep.not_conf && (ld->cfg->flags & ENVD_LINT))
-		return envd_lint_not_conf(ld, *fd, path) == -ENOMEM ? -ENOMEM : 0;
+	if (rep.not_conf && envd_linting(ld))
+		return envd_linting(ld)->not_conf(ld, *fd, path) == -ENOMEM ? -ENOMEM : 0;
 	return 0;
 }
 
@@ -226,38 +236,13 @@ struct side {
 	uint8_t private_group;
 };
 
-static bool past(const struct timespec *until)
-{
-	struct timespec now;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return true;
-	return now.tv_sec > until->tv_sec ||
-	       (now.tv_sec == until->tv_sec && now.tv_nsec >= until->tv_nsec);
-}
-
-/* When the reading must stop: ms from now.  False when the clock cannot
- * be read (the files are then not read: the bound could not be kept). */
-static bool deadline(size_t ms, struct timespec *until)
-{
-	if (clock_gettime(CLOCK_MONOTONIC, until) != 0)
-		return false;
-	until->tv_sec += (time_t)(ms / 1000);
-	until->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until->tv_nsec >= 1000000000L) {
-		until->tv_sec++;
-		until->tv_nsec -= 1000000000L;
-	}
-	return true;
-}
-
 /* Reads the listed user files from fd while the time lasts.  Returns 0 or
  * -ENOMEM. */
 static int read_user_files(struct loader *ld, int fd, dev_t dev, struct side *s,
                            const struct envd_check *chk, size_t ms)
 {
 	struct timespec until;
-	bool in_time = deadline(ms, &until);
+	bool in_time = envd_deadline(ms, &until);
 	int r = 0;
 
 	for (size_t i = s->first; i < ld->scan.n && r == 0; i++) {
@@ -265,7 +250,7 @@ static int read_user_files(struct loader *ld, int fd, dev_t dev, struct side *s,
 
 		if (!envd_scan_unread(e))
 			continue;
-		if (in_time && past(&until))
+		if (in_time && envd_ms_until(&until) == 0)
 			in_time = false;
 		if (!in_time) {
 			/* not read, but still its name: it masks */
@@ -390,8 +375,8 @@ static void report_user_side(struct loader *ld, const struct side *s)
 		report_dir(ld, 0, path, true, s->dir_r, s->dir_reason, &s->dir_detail);
 	else
 		report_listing(ld, path, s->list_error, s->dropped, s->truncated);
-	for (size_t i = 0; i < s->n_not_conf; i++, name += strlen(name) + 1)
-		envd_lint_not_conf_name(ld, path, name);
+	for (size_t i = 0; envd_linting(ld) && i < s->n_not_conf; i++, name += strlen(name) + 1)
+		envd_linting(ld)->not_conf_name(ld, path, name);
 	if (s->late > 0)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "reading the user's files took longer than %zu ms: %zu files not read",
@@ -446,42 +431,6 @@ struct rec_path {
 	uint64_t dev, ino;
 };
 
-int envd_rec_put(struct envd_buf *b, char type, const void *fixed, size_t fn, const void *s1,
-                 size_t n1, const void *s2, size_t n2)
-{
-	uint32_t len = (uint32_t)(1 + fn + n1 + n2);
-	char t = type;
-	int r;
-
-	if (1 + fn + n1 + n2 > UINT32_MAX)
-		return -E2BIG;
-	r = envd_buf_append(b, (const char *)&len, sizeof(len));
-	if (r == 0)
-		r = envd_buf_append(b, &t, 1);
-	if (r == 0)
-		r = envd_buf_append(b, fixed, fn);
-	if (r == 0 && n1)
-		r = envd_buf_append(b, s1, n1);
-	if (r == 0 && n2)
-		r = envd_buf_append(b, s2, n2);
-	return r;
-}
-
-int envd_write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int encode_side(struct envd_buf *b, const struct loader *ld, const struct side *s)
 {
 	struct rec_dir d;
@@ -524,25 +473,6 @@ static int encode_side(struct envd_buf *b, const struct loader *ld, const struct
 	end.links_cut = s->links_cut;
 	end.private_group = s->private_group;
 	return r == 0 ? envd_rec_put(b, REC_END, &end, sizeof(end), NULL, 0, NULL, 0) : r;
-}
-
-/* One record of in[0..n) at *pos: its type, its fields (at least fixed
- * bytes) and the rest.  False when the stream breaks the framing. */
-bool envd_rec_next(const char *in, size_t n, size_t *pos, char *type, const char **body,
-                   size_t *len)
-{
-	uint32_t l;
-
-	if (n - *pos < sizeof(l) + 1)
-		return false;
-	memcpy(&l, in + *pos, sizeof(l));
-	if (l < 1 || l > n - *pos - sizeof(l))
-		return false;
-	*type = in[*pos + sizeof(l)];
-	*body = in + *pos + sizeof(l) + 1;
-	*len = l - 1;
-	*pos += sizeof(l) + l;
-	return true;
 }
 
 /* A name the user directory can hold and envd_scan_dir lists. */

@@ -294,21 +294,14 @@ static pid_t spawn_reader(int exe, int in, int out, int nul, int *pidfd)
 
 /* ---- the caller's side ---- */
 
-static long ms_left(const struct timespec *start, unsigned budget_ms)
-{
-	size_t spent = envd_ms_since(start);
-
-	return spent >= budget_ms ? 0 : (long)(budget_ms - spent);
-}
-
 /* Reads the pipe to its end into out within the budget, straight into
  * out (a stream that fits the pipe arrives in one read).  0 at the end,
  * -ETIMEDOUT, -EMSGSIZE over out's cap, -ENOMEM, -EIO. */
-static int collect(int fd, const struct timespec *start, unsigned budget_ms, struct envd_buf *out)
+static int collect(int fd, const struct timespec *until, struct envd_buf *out)
 {
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		long left = ms_left(start, budget_ms), room;
+		long left = envd_ms_until(until), room;
 		ssize_t n;
 		char over;
 		int r;
@@ -342,9 +335,9 @@ static int collect(int fd, const struct timespec *start, unsigned budget_ms, str
  * reaped it).  With a pidfd: one poll for its end, then the wait. */
 static bool reap_within(pid_t pid, int pidfd, long ms, int *status)
 {
-	struct timespec start;
+	struct timespec until;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &start) != 0)
+	if (!envd_deadline(ms > 0 ? (size_t)ms : 0, &until))
 		ms = 0;
 	if (pidfd >= 0) {
 		struct pollfd p = {.fd = pidfd, .events = POLLIN};
@@ -360,7 +353,7 @@ static bool reap_within(pid_t pid, int pidfd, long ms, int *status)
 			return true;
 		if (w < 0 && errno != EINTR)
 			return true; /* not ours to reap any more: nothing is left */
-		if (ms_left(&start, (unsigned)ms) <= 0)
+		if (envd_ms_until(&until) <= 0)
 			return false;
 		(void)nanosleep(&pause, NULL);
 	}
@@ -386,8 +379,7 @@ static void kill_reader(pid_t pid, int pidfd, bool pipe_open)
 struct envd_reader {
 	pid_t pid;
 	int pidfd, out, in;
-	struct timespec start;
-	unsigned budget_ms;
+	struct timespec until; /* the end of its budget */
 };
 
 /* Starts the reader on req: in a sealed memfd, or with keep_open in a
@@ -398,9 +390,8 @@ static int start_reader(const struct envd_child *c, const struct envd_buf *req, 
 {
 	int exe, in = -1, p[2], nul = -1, r = 0;
 
-	*rd = (struct envd_reader){
-	    .pid = -1, .pidfd = -1, .out = -1, .in = -1, .budget_ms = c->budget_ms};
-	if (clock_gettime(CLOCK_MONOTONIC, &rd->start) != 0)
+	*rd = (struct envd_reader){.pid = -1, .pidfd = -1, .out = -1, .in = -1};
+	if (!envd_deadline(c->budget_ms, &rd->until))
 		return -ECHILD;
 	exe = open_reader(envd_reader_path(c->reader));
 	if (exe == -ENOMEM)
@@ -464,13 +455,12 @@ static int finish_reader(struct envd_reader *rd, const struct envd_buf *more, st
 		rd->in = -1;
 	}
 	if (r == 0)
-		r = collect(rd->out, &rd->start, rd->budget_ms, out);
+		r = collect(rd->out, &rd->until, out);
 	if (r < 0)
 		kill_reader(rd->pid, rd->pidfd, true);
 	close(rd->out);
 	rd->out = -1;
-	if (r == 0 &&
-	    !reap_within(rd->pid, rd->pidfd, ms_left(&rd->start, rd->budget_ms), &status)) {
+	if (r == 0 && !reap_within(rd->pid, rd->pidfd, envd_ms_until(&rd->until), &status)) {
 		r = -ETIMEDOUT;
 		kill_reader(rd->pid, rd->pidfd, false);
 	}
@@ -504,7 +494,7 @@ static int collect_record(struct envd_reader *rd, struct envd_buf *out)
 {
 	for (;;) {
 		struct pollfd p = {.fd = rd->out, .events = POLLIN};
-		long left = ms_left(&rd->start, rd->budget_ms), room;
+		long left = envd_ms_until(&rd->until), room;
 		uint32_t len;
 		ssize_t n;
 		int r;
@@ -694,7 +684,7 @@ void envd_reader_close(struct envd_reader *rd)
 	/* no job: the end of its input ends it, with nothing more to say */
 	close(rd->in);
 	close(rd->out);
-	if (!reap_within(rd->pid, rd->pidfd, ms_left(&rd->start, rd->budget_ms), &status)) {
+	if (!reap_within(rd->pid, rd->pidfd, envd_ms_until(&rd->until), &status)) {
 		kill_reader(rd->pid, rd->pidfd, false);
 		(void)reap_within(rd->pid, rd->pidfd, KILL_GRACE_MS, &status);
 	}

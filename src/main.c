@@ -17,6 +17,7 @@
 #include "child.h"
 #include "envd.h"
 #include "options.h"
+#include "check/lint.h"
 #include "output.h"
 #include "import/import.h"
 #include "policy_cmd.h"
@@ -675,6 +676,7 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	envd_settings_config(&o->set, &rn->cfg);
 	if (rn->cfg.reader == NULL)
 		rn->cfg.reader = envd_cli_reader();
+	rn->cfg.lint = &envd_lint_ops; /* check's warnings, and the session names' notices */
 	rn->cfg.root = o->root;
 	rn->cfg.user_uid = pw->pw_uid;
 	if (o->root) {

@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "loader.h"
+#include "lint.h"
 
 struct not_conf_ctx {
 	struct loader *ld;
 	const char *dir;
 };
 
-void envd_lint_not_conf_name(struct loader *ld, const char *dir, const char *name)
+static void envd_lint_not_conf_name(struct loader *ld, const char *dir, const char *name)
 {
 	char *p = envd_join(dir, '/', name);
 
@@ -31,7 +32,7 @@ static void not_conf_cb(const char *name, void *data)
 	envd_lint_not_conf_name(c->ld, c->dir, name);
 }
 
-int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir)
+static int envd_lint_not_conf(struct loader *ld, int dirfd, const char *dir)
 {
 	struct not_conf_ctx c = {.ld = ld, .dir = dir};
 
@@ -85,8 +86,8 @@ static void unsupported_form(struct loader *ld, const char *name, size_t len)
 		           (int)k, name, op, (int)k, name, (int)k, name);
 }
 
-void envd_lint_on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
-                      size_t value_len, void *data)
+static void envd_lint_on_ref(const char *name, size_t len, enum envd_ref_kind kind, bool set,
+                             size_t value_len, void *data)
 {
 	struct loader *ld = data;
 	bool lint = ld->cfg->flags & ENVD_LINT;
@@ -144,7 +145,7 @@ static bool path_like(const char *name)
 	       (n >= 4 && strcmp(name + n - 4, "DIRS") == 0);
 }
 
-void envd_lint_raw(struct loader *ld, const char *name, const char *v, size_t n)
+static void envd_lint_raw(struct loader *ld, const char *name, const char *v, size_t n)
 {
 	size_t i;
 	bool tilde = false, cmd = false, spec = false, comment = false;
@@ -189,7 +190,8 @@ static bool has_empty_component(const char *v, size_t n)
 	return false;
 }
 
-void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t n, bool expanded)
+static void envd_lint_value(struct loader *ld, const char *name, const char *v, size_t n,
+                            bool expanded)
 {
 	const char *why, *defaults = xdg_defaults(name, strlen(name));
 
@@ -230,8 +232,8 @@ static int shown_len(enum envd_parse_note note, const char *key, size_t len)
 	           : 0;
 }
 
-void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key, size_t key_len,
-                    void *data)
+static void envd_lint_note(enum envd_parse_note note, unsigned line, const char *key,
+                           size_t key_len, void *data)
 {
 	struct loader *ld = data;
 	int k = shown_len(note, key, key_len);
@@ -316,7 +318,7 @@ static int by_entry(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-void envd_lint_replaced(struct loader *ld)
+static void envd_lint_replaced(struct loader *ld)
 {
 	const struct envd_store *s = &ld->res->store;
 	size_t k = 0;
@@ -335,3 +337,13 @@ void envd_lint_replaced(struct loader *ld)
 			             e->line);
 	}
 }
+
+const struct envd_lint_ops envd_lint_ops = {
+    .not_conf = envd_lint_not_conf,
+    .not_conf_name = envd_lint_not_conf_name,
+    .on_ref = envd_lint_on_ref,
+    .raw = envd_lint_raw,
+    .value = envd_lint_value,
+    .note = envd_lint_note,
+    .replaced = envd_lint_replaced,
+};

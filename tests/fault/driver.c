@@ -526,6 +526,7 @@ static struct {
 	int (*policy_allow)(struct envd_policy *p, const char *patterns);
 	int (*policy_deny)(struct envd_policy *p, const char *patterns);
 	void (*policy_free)(struct envd_policy *p);
+	const struct envd_lint_ops *lint; /* envd_lint_ops: the module's image has none */
 } so;
 
 static void *sym(const char *name)
@@ -550,6 +551,7 @@ static void load_module(void)
 	*(void **)&so.result_count = sym("envd_result_count");
 	*(void **)&so.result_var = sym("envd_result_var");
 	*(void **)&so.policy_new = sym("envd_policy_new");
+	so.lint = sym("envd_lint_ops");
 	*(void **)&so.policy_allow = sym("envd_policy_allow");
 	*(void **)&so.policy_deny = sym("envd_policy_deny");
 	*(void **)&so.policy_free = sym("envd_policy_free");
@@ -785,6 +787,7 @@ static void load_run(struct run *r, unsigned long fail_at, int variant,
 		cfg.admin_ngroups = 1;
 		cfg.base_env = preset_env;
 		cfg.flags = ENVD_LINT;
+		cfg.lint = so.lint;
 		cfg.policy = policy;
 		cfg.diag = count_diag;
 		cfg.diag_data = &ndiag;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "lint.h"
 #include "loader.h"
 
 static void setup(struct loader *ld, struct envd_config *cfg, unsigned char knobs)
@@ -37,6 +38,7 @@ static void setup(struct loader *ld, struct envd_config *cfg, unsigned char knob
 	cfg->user_dir = "/nonexistent/.config/environment.d";
 	if (knobs & 1)
 		cfg->flags = ENVD_LINT;
+	cfg->lint = &envd_lint_ops;
 	if (knobs & 2) {
 		cfg->limits.files_per_dir = 4;
 		cfg->limits.file_bytes = 64;

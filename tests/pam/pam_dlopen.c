@@ -6,7 +6,10 @@
  * pam_sm_* functions, makes sure the engine and glue do not resolve, and
  * then reads the file's dynamic symbol table: every defined global symbol
  * must be a pam_sm_* function.  An exported engine symbol could be
- * interposed by, or collide with, another module in the same process. */
+ * interposed by, or collide with, another module in the same process.
+ * Then its whole symbol table, where it has one (not stripped): no
+ * envd_lint_* symbol, since envd check's warnings are envd's alone
+ * (src/check/), not code the login process maps. */
 #include "config.h"
 
 #undef NDEBUG
@@ -124,12 +127,57 @@ static void check_dynsym(const char *path)
 	munmap((void *)map, (size_t)st.st_size);
 }
 
+/* No envd_lint_* symbol in the file's symbol table (SHT_SYMTAB: static
+ * functions too).  A stripped file has none to read: said, not failed. */
+static void check_no_lint(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const char *map;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * sh;
+	bool symtab = false;
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		CHECK(false, "cannot open %s", path);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		CHECK(false, "cannot map %s", path);
+		return;
+	}
+	eh = (const ElfW(Ehdr) *)map;
+	sh = (const ElfW(Shdr) *)(map + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const ElfW(Sym) * sym;
+		const char *strtab;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		symtab = true;
+		sym = (const ElfW(Sym) *)(map + sh[i].sh_offset);
+		strtab = (const char *)(map + sh[sh[i].sh_link].sh_offset);
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(*sym); k++)
+			CHECK(strncmp(strtab + sym[k].st_name, "envd_lint_", 10) != 0,
+			      "%s has %s: the lint hooks are envd's", path,
+			      strtab + sym[k].st_name);
+	}
+	if (!symtab)
+		printf("note: %s is stripped: its lint symbols not checked\n", path);
+	munmap((void *)map, (size_t)st.st_size);
+}
+
 int main(void)
 {
 	const char *path = getenv("PAM_ENVD_MODULE") ? getenv("PAM_ENVD_MODULE") : PAM_ENVD_SO;
 
 	check_dlopen(path);
 	check_dynsym(path);
+	check_no_lint(path);
 	if (failures == 0)
 		printf("ok: %s exports only the pam_sm_* entry points\n", path);
 	return failures == 0 ? 0 : 1;
