@@ -135,7 +135,8 @@ expect_eq "no close_range: the user's files read" "$(penv CHILD_USER)" yes
 if have_cmds strace; then
 	mkdir -p "$E2E_TMP/strace"
 	strace -ff -qq -e trace=execve,execveat,clone,clone3,fork,vfork,openat \
-		-o "$E2E_TMP/strace/p" "$host" "$svc" "$u" >"$E2E_TMP/host.out" 2>&1
+		-o "$E2E_TMP/strace/p" env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+		"$host" "$svc" "$u" >"$E2E_TMP/host.out" 2>&1
 	expect_eq "under strace: the user's files read" "$(penv CHILD_USER)" yes
 	expect_true "the process that opens ~/.config runs the exec'd reader, not a copy of the login" \
 		python3 - "$E2E_TMP/strace" <<'PY'
