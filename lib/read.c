@@ -329,17 +329,29 @@ static void drop_entries(struct loader *ld, const struct side *s)
 /* Group write is accepted only by the owner's private group; the reader
  * noted where it relied on it, and NSS is asked here, only then.
  * Returns 0 or -ENOMEM. */
-static int check_group_write(struct loader *ld, struct side *s)
+/* The directory or a file read relied on group write. */
+static bool relies_on_group(const struct loader *ld, const struct side *s)
 {
-	const struct envd_config *cfg = ld->cfg;
 	bool any = s->dir_group;
-	int p;
 
 	for (size_t i = s->first; i < ld->scan.n && !any; i++)
 		any = ld->scan.v[i].group_write;
-	if (!any)
+	return any;
+}
+
+static int check_group_write(struct loader *ld, struct side *s)
+{
+	const struct envd_config *cfg = ld->cfg;
+	int p;
+
+	if (!relies_on_group(ld, s))
 		return 0;
-	p = envd_group_private(cfg->user_name, cfg->user_uid, cfg->user_gid);
+	/* the reader decided it, within the bound (NSS, as the user); in
+	 * this process (envd run by the user) it is decided here */
+	if (cfg->user_ids != NULL)
+		p = s->private_group == 1;
+	else
+		p = envd_group_private(cfg->user_name, cfg->user_uid, cfg->user_gid);
 	if (p < 0)
 		return p;
 	if (p == 1)
@@ -614,10 +626,11 @@ static int decode_side(struct loader *ld, const char *in, size_t n, struct side 
 			if (len != sizeof(end) || pos != n)
 				return -EBADMSG;
 			memcpy(&end, body, sizeof(end));
-			if (end.links_cut > 1 || end.late > files)
+			if (end.links_cut > 1 || end.late > files || end.private_group > 2)
 				return -EBADMSG;
 			s->late = end.late;
 			s->links_cut = end.links_cut;
+			s->private_group = end.private_group;
 			return 0;
 		}
 		default:
@@ -663,7 +676,8 @@ static size_t child_ms(size_t ms)
 struct req_user {
 	struct envd_limits limits;
 	uint32_t user_uid, user_gid;
-	uint8_t has_name, lint, pad[6];
+	uint32_t dir_len; /* the directory's bytes, then the user's name */
+	uint8_t has_name, lint, pad[2];
 };
 
 int envd_job_user(const char *in, size_t n, int fd)
@@ -675,25 +689,40 @@ int envd_job_user(const char *in, size_t n, int fd)
 	struct envd_buf out;
 	const char *body;
 	size_t pos = 0, len;
-	char type, *dir;
+	char type, *dir, *name;
 	int r;
 
 	if (!envd_rec_next(in, n, &pos, &type, &body, &len) || pos != n || type != REQ_USER ||
 	    len <= sizeof(q) || memchr(body + sizeof(q), '\0', len - sizeof(q)))
 		return -EBADMSG;
 	memcpy(&q, body, sizeof(q));
-	dir = envd_memdup0(body + sizeof(q), len - sizeof(q));
-	if (dir == NULL)
+	if (q.dir_len == 0 || q.dir_len > len - sizeof(q))
+		return -EBADMSG;
+	dir = envd_memdup0(body + sizeof(q), q.dir_len);
+	name = envd_memdup0(body + sizeof(q) + q.dir_len, len - sizeof(q) - q.dir_len);
+	if (dir == NULL || name == NULL) {
+		free(dir);
+		free(name);
 		return -ENOMEM;
+	}
 	cfg.user_dir = dir;
 	cfg.limits = q.limits;
 	cfg.user_uid = (uid_t)q.user_uid;
 	cfg.user_gid = (gid_t)q.user_gid;
-	cfg.user_name = q.has_name ? "" : NULL; /* only whether group write may be noted */
+	cfg.user_name = q.has_name ? name : NULL;
 	cfg.flags = q.lint ? ENVD_LINT : 0;
 	envd_buf_init(&s.not_conf, 0);
 	envd_buf_init(&out, 0);
 	r = read_user_side(&ld, &s, child_ms(cfg.limits.user_ms));
+	/* group write relied on: whether the group is private is decided
+	 * here, within the bound (NSS, as the user), not by the login */
+	if (r == 0 && cfg.user_name != NULL && relies_on_group(&ld, &s)) {
+		int p = envd_group_private(cfg.user_name, cfg.user_uid, cfg.user_gid);
+
+		if (p < 0)
+			r = p;
+		s.private_group = p == 1 ? 1 : 2;
+	}
 	if (r == 0)
 		r = encode_side(&out, &ld, &s);
 	if (r == 0)
@@ -702,6 +731,7 @@ int envd_job_user(const char *in, size_t n, int fd)
 	envd_buf_free(&s.not_conf);
 	envd_buf_free(&out);
 	free(dir);
+	free(name);
 	return r;
 }
 
@@ -743,6 +773,7 @@ static int read_user_child(struct loader *ld, struct side *s)
 {
 	const struct envd_limits *lim = &ld->cfg->limits;
 	const struct envd_config *cfg = ld->cfg;
+	struct envd_reader *started = cfg->started ? *cfg->started : NULL;
 	struct envd_child c = {.ids = cfg->user_ids,
 	                       .budget_ms = (unsigned)lim->user_ms,
 	                       .memory_bytes = sat_add(sat_mul(stream_cap(lim), 3), 64u << 20),
@@ -755,16 +786,23 @@ static int read_user_child(struct loader *ld, struct side *s)
 	q.limits = *lim;
 	q.user_uid = (uint32_t)cfg->user_uid;
 	q.user_gid = (uint32_t)cfg->user_gid;
+	q.dir_len = (uint32_t)strlen(cfg->user_dir);
 	q.has_name = cfg->user_name != NULL;
 	q.lint = (cfg->flags & ENVD_LINT) != 0;
 	envd_buf_init(&in, stream_cap(lim));
 	envd_buf_init(&req, 0);
-	r = envd_child_request(&c, ENVD_JOB_USER, &req);
+	/* a reader the caller started for the look-up takes the job; else
+	 * one starts now */
+	r = started ? 0 : envd_child_request(&c, ENVD_JOB_USER, &req);
 	if (r == 0)
-		r = envd_rec_put(&req, REQ_USER, &q, sizeof(q), cfg->user_dir,
-		                 strlen(cfg->user_dir), NULL, 0);
-	if (r == 0)
+		r = envd_rec_put(&req, REQ_USER, &q, sizeof(q), cfg->user_dir, q.dir_len,
+		                 cfg->user_name, cfg->user_name ? strlen(cfg->user_name) : 0);
+	if (r == 0 && started) {
+		*cfg->started = NULL;
+		r = envd_reader_job(started, &req, &in);
+	} else if (r == 0) {
 		r = envd_child_run(&c, &req, &in);
+	}
 	envd_buf_free(&req);
 	if (r == 0)
 		r = decode_side(ld, in.data, in.len, s);

@@ -172,6 +172,19 @@ as "$p" sh -c "umask 002 && mkdir -p '$pd' && printf 'UPG=yes\n' >'$pd/10-upg.co
 expect_eq "umask 002 made a group-writable directory" "$(stat -c %a "$pd")" 775
 run_host "$p"
 expect_eq "user-private group, group-writable files: read" "$(penv UPG)" yes
+# the login process asks NSS nothing: the user, the groups and whether the
+# group is private are decided by the reader, within the bound (strace
+# -ff: the host's own process opens neither /etc/passwd nor /etc/group)
+if have_cmds strace; then
+	rm -rf "$E2E_TMP/strace-nss" && mkdir -p "$E2E_TMP/strace-nss"
+	strace -ff -qq -e trace=openat,connect -o "$E2E_TMP/strace-nss/p" \
+		env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} E2E_SYSLOG="$E2E_LOG" \
+		"$host" "$svc" "$p" >"$E2E_TMP/host.out" 2>&1
+	expect_eq "under strace: the group-writable files read" "$(penv UPG)" yes
+	hostp=$(ls "$E2E_TMP/strace-nss" | sort -t. -k2 -n | head -n 1)
+	expect_false "the login process opens no account database (NSS runs in the reader)" \
+		grep -E 'openat\(.*"/etc/(passwd|group)"' "$E2E_TMP/strace-nss/$hostp"
+fi
 q=$(e2e_user q)
 usermod -aG "$pg" "$q"
 : >"$E2E_LOG"
