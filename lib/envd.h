@@ -148,6 +148,8 @@ typedef void (*envd_diag_fn)(const struct envd_diag *diag, void *data);
 struct envd_ids;      /* child.h */
 struct envd_reader;   /* child.h */
 struct envd_lint_ops; /* loader.h */
+struct envd_side;     /* side.h */
+struct loader;        /* loader.h */
 
 struct envd_policy; /* name policy for user files, see below */
 
@@ -202,6 +204,10 @@ struct envd_config {
 	/* With ENVD_LINT: the lint hooks (envd's envd_lint_ops, check/lint.c);
 	 * NULL: no lint, whatever the flag. */
 	const struct envd_lint_ops *lint;
+	/* Without user_ids: how the user directory is read in this process
+	 * (envd run by the user: envd_side_read, userside.c, which the module
+	 * does not link).  NULL: not at all. */
+	int (*read_here)(struct loader *ld, struct envd_side *s, size_t ms);
 	const char *user_name;
 	gid_t user_gid;
 	/* The administrator's directories for some users and groups

@@ -63,4 +63,106 @@ struct envd_rec_who {
 #define ENVD_READER_SETUP_FAILED 'X'
 #define ENVD_READER_NO_EXEC      127
 
+/* ---- the jobs' records ---- */
+
+#include "envd.h" /* struct envd_limits */
+
+/* The user side's (read.c decodes, userside.c encodes) and one path's
+ * (path.c). */
+/* A record: a 32-bit length (of what follows), a type byte, the fields.
+ * Integers in the machine's order: both ends are the same program. */
+enum rec_type {
+	REC_DIR = 'D',      /* struct rec_dir */
+	REC_FILE = 'F',     /* struct rec_file, the name, the contents */
+	REC_NOT_CONF = 'N', /* a name (lint) */
+	REC_END = 'E',      /* struct rec_end: nothing follows */
+	REC_PATH = 'P',     /* envd_read_path: struct rec_path, the contents */
+};
+
+/* where_len bytes of the directory a refusal found follow (PARENT_*) */
+struct rec_dir {
+	int32_t r;
+	uint32_t reason;
+	uint32_t dropped;
+	uint32_t owner;
+	uint16_t where_len;
+	uint8_t group, list_error, truncated, pad[3];
+};
+
+struct rec_file {
+	uint32_t code;
+	uint32_t reason;
+	uint32_t owner;
+	uint16_t name_len;
+	uint8_t state, group, pad[4];
+};
+
+struct rec_end {
+	uint32_t late;
+	uint8_t links_cut, private_group, pad[2];
+};
+
+struct rec_path {
+	int32_t r;
+	uint32_t reason;
+	uint32_t owner;
+	uint32_t pad;
+	uint64_t dev, ino;
+};
+
+/* The user directory's job, as the request carries it. */
+#define REQ_USER 'u'
+
+struct req_user {
+	struct envd_limits limits;
+	uint32_t user_uid, user_gid;
+	uint32_t dir_len; /* the directory's bytes, then the user's name */
+	uint8_t has_name, lint, pad[2];
+};
+
+/* One file's job, as the request carries it. */
+#define REQ_PATH 'p'
+
+struct req_path {
+	uint64_t max;
+	uint32_t owner;
+	uint8_t any_owner, pad[3];
+};
+
+/* The generators' (generators.c requests and decodes, genrun.c runs). */
+/* A generator's record: its index in the caller's list, what became of
+ * it, then its output. */
+#define REC_GEN     'G'
+#define REC_GEN_END 'Z'
+
+struct rec_gen {
+	uint32_t index;
+	uint32_t reason;
+	uint8_t state, pad[3];
+};
+
+/* The generators' job, as the request carries it: 'g' (struct req_gens),
+ * then an entry's path for each of the caller's list ('x', struct
+ * req_gen), then the environment: 'b' what the generators before
+ * environment.d's place get, 'r' what environment.d added, each a name
+ * and a value. */
+#define REQ_GENS  'g'
+#define REQ_GEN   'x'
+#define REQ_ENV_B 'b'
+#define REQ_ENV_R 'r'
+
+struct req_gens {
+	uint32_t ms;
+	uint32_t n;
+	uint32_t first_after;
+};
+
+struct req_gen {
+	uint8_t to_run, pad[3];
+};
+
+struct req_var {
+	uint32_t name_len;
+};
+
 #endif

@@ -18,6 +18,7 @@
 #include "envd.h"
 #include "options.h"
 #include "check/lint.h"
+#include "side.h"
 #include "output.h"
 #include "import/import.h"
 #include "policy_cmd.h"
@@ -676,7 +677,8 @@ static int setup(struct run *rn, const struct opts *o, const struct passwd *pw,
 	envd_settings_config(&o->set, &rn->cfg);
 	if (rn->cfg.reader == NULL)
 		rn->cfg.reader = envd_cli_reader();
-	rn->cfg.lint = &envd_lint_ops; /* check's warnings, and the session names' notices */
+	rn->cfg.lint = &envd_lint_ops;      /* check's warnings, and the session names' notices */
+	rn->cfg.read_here = envd_side_read; /* the caller's own files, read as the caller */
 	rn->cfg.root = o->root;
 	rn->cfg.user_uid = pw->pw_uid;
 	if (o->root) {

@@ -527,6 +527,7 @@ static struct {
 	int (*policy_deny)(struct envd_policy *p, const char *patterns);
 	void (*policy_free)(struct envd_policy *p);
 	const struct envd_lint_ops *lint; /* envd_lint_ops: the module's image has none */
+	int (*read_here)(struct loader *ld, struct envd_side *s, size_t ms); /* envd_side_read */
 } so;
 
 static void *sym(const char *name)
@@ -552,6 +553,7 @@ static void load_module(void)
 	*(void **)&so.result_var = sym("envd_result_var");
 	*(void **)&so.policy_new = sym("envd_policy_new");
 	so.lint = sym("envd_lint_ops");
+	*(void **)&so.read_here = sym("envd_side_read");
 	*(void **)&so.policy_allow = sym("envd_policy_allow");
 	*(void **)&so.policy_deny = sym("envd_policy_deny");
 	*(void **)&so.policy_free = sym("envd_policy_free");
@@ -788,6 +790,7 @@ static void load_run(struct run *r, unsigned long fail_at, int variant,
 		cfg.base_env = preset_env;
 		cfg.flags = ENVD_LINT;
 		cfg.lint = so.lint;
+		cfg.read_here = so.read_here;
 		cfg.policy = policy;
 		cfg.diag = count_diag;
 		cfg.diag_data = &ndiag;

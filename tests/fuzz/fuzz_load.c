@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "fuzz.h"
 #include "lint.h"
+#include "side.h"
 
 static struct fuzz_tree tree;
 static struct envd_policy *policy;
@@ -217,6 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.base_env = (const char *const *)base;
 	cfg.flags = k0 & 7;
 	cfg.lint = &envd_lint_ops; /* envd's: on with ENVD_LINT */
+	cfg.read_here = envd_side_read;
 	cfg.policy = (k0 & 8) ? NULL : policy;
 	set_limits(&cfg.limits, k1);
 	cfg.diag_level = (enum envd_severity)(k0 >> 6);

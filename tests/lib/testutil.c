@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 #include "lint.h"
+#include "side.h"
 
 /* Roots of trees not freed yet: a failing test jumps out of its body, and
  * the teardown tu_cleanup then removes the directories it left behind. */
@@ -242,8 +243,9 @@ void tu_tree_init(struct tu_tree *t)
 	t->cfg.system_uid = geteuid();
 	t->cfg.diag = tu_diag_cb;
 	t->cfg.diag_data = &t->diags;
-	t->cfg.reader = TEST_READER;  /* the build tree's, not the installed one */
-	t->cfg.lint = &envd_lint_ops; /* what envd check links; ENVD_LINT turns it on */
+	t->cfg.reader = TEST_READER;       /* the build tree's, not the installed one */
+	t->cfg.lint = &envd_lint_ops;      /* what envd check links; ENVD_LINT turns it on */
+	t->cfg.read_here = envd_side_read; /* envd's: without user_ids, read here */
 }
 
 int tu_load(struct tu_tree *t)
