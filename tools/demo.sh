@@ -42,7 +42,10 @@ exit 0
 EOF
 chmod 755 "$tmp/bin/record-env"
 
-dirs_opt=
+# the build tree's reader program (the installed one's place is not
+# there): the module is told with reader=, envd with ENVD_READER
+dirs_opt="reader=$build/helper/reader"
+export ENVD_READER=$build/helper/reader
 envd_args=()
 if [ "$(id -u)" = 0 ]; then
 	mode="as root: user, service and system files are temporary"
@@ -56,7 +59,7 @@ if [ "$(id -u)" = 0 ]; then
 	chown -R root:root "$tmp/root"
 	chmod -R go-w "$tmp/root"
 	r=$tmp/root
-	dirs_opt="system_dirs=$r/etc/environment.d:$r/run/environment.d"
+	dirs_opt="$dirs_opt system_dirs=$r/etc/environment.d:$r/run/environment.d"
 	dirs_opt="$dirs_opt:$r/usr/local/lib/environment.d:$r/usr/lib/environment.d"
 	envd_args=(--root "$r")
 	service="pam-envd-demo-$$"
@@ -71,7 +74,7 @@ else
 	mkdir -p "$tmp/home/.config"
 	cp -r "$top/examples/user/.config/environment.d" "$tmp/home/.config/"
 	chmod -R go-w "$tmp/home"
-	dirs_opt="user_dir=$tmp/home/.config/environment.d"
+	dirs_opt="$dirs_opt user_dir=$tmp/home/.config/environment.d"
 	envd_args=(--user-dir "$tmp/home/.config/environment.d")
 	service=
 	pamd=$tmp/pam.d

@@ -152,7 +152,7 @@ for p in libpam-envd envd; do
 		finish
 	fi
 done
-for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh \
+for f in /usr/bin/envd /usr/local/bin/envd /etc/profile.d/pam_envd.sh /usr/lib/*/pam_envd \
 	/usr/share/pam-configs/pam_envd /usr/share/pam-configs/pam_envd-cleanup /etc/pam_envd /lib/*/security/pam_envd.so \
 	/usr/lib/*/security/pam_envd.so /usr/lib/security/pam_envd.so \
 	/usr/lib64/security/pam_envd.so /usr/local/lib/*/security/pam_envd.so; do

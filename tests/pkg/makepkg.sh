@@ -76,6 +76,7 @@ doc=/usr/share/doc/pam_envd lic=/usr/share/licenses/pam_envd
 	echo etc/profile.d/pam_envd.sh
 	echo usr/bin/envd
 	echo usr/lib/security/pam_envd.so
+	echo usr/lib/pam_envd/reader
 	echo usr/share/man/man1/envd.1.gz
 	echo usr/share/man/man5/pam_envd-environment.d.5.gz
 	echo usr/share/man/man8/pam_envd.8.gz

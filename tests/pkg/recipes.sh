@@ -25,14 +25,16 @@ out=$(cd "$out" && pwd)
 # so here only two quick tests (TESTS through the environment make reads)
 checkflags='TESTS=tests/unit/unit_parse tests/docs/man.sh'
 
-# expected_files PREFIX SECUREDIR LICENSEDIR: what make install stages, by
-# path, with COPYING and LICENSES/ moved to LICENSEDIR
+# expected_files PREFIX SECUREDIR LICENSEDIR READERDIR: what make install
+# stages, by path, with COPYING and LICENSES/ moved to LICENSEDIR, the
+# reader in READERDIR
 expected_files() {
 	local doc=/usr/share/doc/pam_envd
 	{
 		echo /etc/profile.d/pam_envd.sh
 		echo /usr/bin/envd
 		echo "$2/pam_envd.so"
+		echo "$4/reader"
 		echo /usr/share/man/man1/envd.1
 		echo /usr/share/man/man5/pam_envd-environment.d.5
 		echo /usr/share/man/man8/pam_envd.8
@@ -66,7 +68,7 @@ else
 	fail "PKGBUILD; end of $w/log:"
 	tail -n 20 "$w/log"
 fi
-expected_files arch /usr/lib/security /usr/share/licenses/pam_envd >"$w/expected"
+expected_files arch /usr/lib/security /usr/share/licenses/pam_envd /usr/lib/pam_envd >"$w/expected"
 staged "$w/pkg/pam_envd" >"$w/staged" 2>/dev/null
 if diff -u "$w/expected" "$w/staged" >"$w/diff"; then
 	pass "PKGBUILD: staged exactly the $(wc -l <"$w/expected") files expected on Arch (module in /usr/lib/security)"
@@ -106,7 +108,7 @@ else
 	fail "APKBUILD; end of $w/log:"
 	tail -n 20 "$w/log"
 fi
-expected_files alpine /lib/security /usr/share/licenses/pam-envd >"$w/expected"
+expected_files alpine /lib/security /usr/share/licenses/pam-envd /usr/libexec/pam_envd >"$w/expected"
 { staged "$w/pkg/pam-envd" && staged "$w/pkg/pam-envd-doc"; } 2>/dev/null | sort >"$w/staged"
 if diff -u "$w/expected" "$w/staged" >"$w/diff"; then
 	pass "APKBUILD: pam-envd and pam-envd-doc staged exactly the $(wc -l <"$w/expected") files expected on Alpine (module in /lib/security)"

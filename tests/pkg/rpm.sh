@@ -75,6 +75,8 @@ rpmfile=$(find "$out/RPMS" -name "pam_envd-$version-*.rpm" ! -name '*debug*' | h
 	echo "-rw-r--r-- /etc/profile.d/pam_envd.sh"
 	echo "-rwxr-xr-x /usr/bin/envd"
 	echo "-rwxr-xr-x /usr/lib64/security/pam_envd.so"
+	echo "drwxr-xr-x /usr/libexec/pam_envd"
+	echo "-rwxr-xr-x /usr/libexec/pam_envd/reader"
 	echo "drwxr-xr-x /usr/share/doc/pam_envd"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/README.md"
 	echo "-rw-r--r-- /usr/share/doc/pam_envd/SECURITY.md"

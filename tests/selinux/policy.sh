@@ -325,6 +325,8 @@ check_label /run/environment.d pam_envd_runtime_t
 check_label /run/environment.d/50-site.conf pam_envd_runtime_t
 check_label /etc/environment.d/50-site.conf etc_t
 check_label /usr/libexec/pam_envd/reader pam_envd_reader_exec_t
+# Debian's multiarch place (libpam-envd is Multi-Arch: same)
+check_label /usr/lib/x86_64-linux-gnu/pam_envd/reader pam_envd_reader_exec_t
 
 # ---- the checks prove the rules: the module without them
 if [ -s "$out/mutant/pam_envd.pp" ] && sm -i "$out/mutant/pam_envd.pp"; then
