@@ -285,7 +285,7 @@ printf 'PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"\n' \
 	>"$UL/99-environment.conf"
 printf 'PATH=$HOME/bin:$PATH\n' >"$W/u/zz-90-x.conf"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
-expect_out "show: a later user file composes over the system's PATH" "PATH=$HOME/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+expect_out "show: a later user file composes over the system's PATH" "PATH=$pwhome/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 "
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
 expect_rc "check: an assignment lost under a composed value" 1
@@ -305,7 +305,7 @@ e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" check
 expect_rc "check: the renamed file composes too" 0
 expect_no_out "check: the renamed file composes too"
 e --pam-dir="$NOPAM" --root="$W/r" --user-dir="$W/u" show
-expect_out "show: both user files in PATH" "PATH=$HOME/bin:$HOME/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+expect_out "show: both user files in PATH" "PATH=$pwhome/bin:$pwhome/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 "
 
 # ---- the login before pam_envd.so ------------------------------------------------
