@@ -378,95 +378,109 @@ static int lookup(const char *body, size_t len, struct envd_ids *ids)
 	return w.r == 0 ? 0 : -1;
 }
 
-int main(void)
+/* The head (proto.h) from the input, and the ids it names; with a
+ * look-up, the ids the look-up found instead (lookup, which answers). */
+static void take_head(struct envd_req_head *h, struct envd_ids *ids)
 {
-	struct envd_req_head h;
-	struct envd_ids ids = {.groups = NULL};
-	struct itimerval t = {0};
 	struct envd_buf in;
 	const char *body;
-	char *req = NULL, type;
-	size_t len = 0, blen, pos = 0;
-	unsigned ms;
-	int r;
+	size_t blen, pos = 0;
+	char type;
 
-	close_others();
 	/* the head, and a look-up's record, as they come: the job's records
 	 * may follow only once the look-up is answered */
 	envd_buf_init(&in, ENVD_REQ_MAX);
 	if (read_record(&in) != 1 || !envd_rec_next(in.data, in.len, &pos, &type, &body, &blen) ||
-	    type != ENVD_REQ_HEAD || blen < sizeof(h))
+	    type != ENVD_REQ_HEAD || blen < sizeof(*h))
 		_exit(1);
-	memcpy(&h, body, sizeof(h));
-	blen -= sizeof(h);
-	if (h.version != ENVD_REQ_VERSION || blen % sizeof(uint32_t) != 0 ||
+	memcpy(h, body, sizeof(*h));
+	blen -= sizeof(*h);
+	if (h->version != ENVD_REQ_VERSION || blen % sizeof(uint32_t) != 0 ||
 	    blen / sizeof(uint32_t) > ENVD_REQ_GROUPS)
 		_exit(1);
-	ids.uid = (uid_t)h.uid;
-	ids.gid = (gid_t)h.gid;
-	ids.ngroups = blen / sizeof(uint32_t);
-	if (ids.ngroups > 0) {
-		ids.groups = calloc(ids.ngroups, sizeof(*ids.groups));
-		if (ids.groups == NULL)
-			setup_failed();
-		for (size_t i = 0; i < ids.ngroups; i++) {
-			uint32_t g;
+	*ids = (struct envd_ids){
+	    .uid = (uid_t)h->uid, .gid = (gid_t)h->gid, .ngroups = blen / sizeof(uint32_t)};
+	if (ids->ngroups > 0 && (ids->groups = calloc(ids->ngroups, sizeof(gid_t))) == NULL)
+		setup_failed();
+	for (size_t i = 0; i < ids->ngroups; i++) {
+		uint32_t g;
 
-			memcpy(&g, body + sizeof(h) + i * sizeof(g), sizeof(g));
-			ids.groups[i] = (gid_t)g;
-		}
+		memcpy(&g, body + sizeof(*h) + i * sizeof(g), sizeof(g));
+		ids->groups[i] = (gid_t)g;
 	}
-	if (h.lookup) {
+	if (h->lookup) {
 		size_t at = in.len;
 
-		free(ids.groups);
-		ids = (struct envd_ids){.groups = NULL};
+		free(ids->groups);
+		*ids = (struct envd_ids){.groups = NULL};
 		if (read_record(&in) != 1 ||
 		    !envd_rec_next(in.data, in.len, &at, &type, &body, &blen) ||
 		    type != ENVD_REQ_LOOKUP)
 			_exit(1);
-		if (lookup(body, blen, &ids) != 0)
+		if (lookup(body, blen, ids) != 0)
 			_exit(0);
 	}
 	envd_buf_free(&in);
+}
+
+/* The user's credentials in full, every privilege dropped, checked; the
+ * guard's death its own; then the limits and a timer past the login's
+ * budget.  What does not verify: one byte, and the end. */
+static void become_user(const struct envd_req_head *h, struct envd_ids *ids)
+{
+	struct itimerval t = {0};
+	unsigned ms = h->budget_ms + 100; /* the login's deadline comes first */
+
+	if (!become(h->switch_ids ? ids : NULL) || !drop_caps() ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		setup_failed();
+	free(ids->groups);
+	ids->groups = NULL;
+	/* the guard's death ends the reader (a killed guard: the login's
+	 * budget ran out); set after the switch, which clears it, and only
+	 * while the guard is still there */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != guard_pid)
+		_exit(1);
+	limit(RLIMIT_CORE, 0);
+	/* valgrind writes its log at the reader's exit, in the reader;
+	 * natively RUNNING_ON_VALGRIND is 0 */
+	if (!RUNNING_ON_VALGRIND && !h->programs)
+		limit(RLIMIT_FSIZE, 0);
+	limit(RLIMIT_NOFILE, h->programs ? 1024 : 64);
+	limit(RLIMIT_CPU, (rlim_t)(ms / 1000 + 1));
+	limit_memory((size_t)h->memory_bytes);
+	t.it_value.tv_sec = (time_t)(ms / 1000);
+	t.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	(void)setitimer(ITIMER_REAL, &t, NULL); /* SIGALRM's default: the end */
+}
+
+int main(void)
+{
+	struct envd_req_head h;
+	struct envd_ids ids = {.groups = NULL};
+	char *req = NULL;
+	size_t len = 0;
+	int r;
+
+	close_others();
+	take_head(&h, &ids);
 	/* the job's records, to the end of the input */
 	if (envd_read_fd(0, ENVD_REQ_MAX, 0, &req, &len) != 0)
 		_exit(1);
 	(void)close(0);
 	if (len == 0)
 		_exit(0); /* a look-up the login wanted nothing more of */
-	pos = 0;
 	guard();
-	if (!become(h.switch_ids ? &ids : NULL) || !drop_caps() ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-		setup_failed();
-	free(ids.groups);
-	/* the guard's death ends the reader (a killed guard: the login's
-	 * budget ran out); set after the switch, which clears it, and only
-	 * while the guard is still there */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != guard_pid)
-		_exit(1);
-	ms = h.budget_ms + 100; /* the login's deadline comes first */
-	limit(RLIMIT_CORE, 0);
-	/* valgrind writes its log at the reader's exit, in the reader;
-	 * natively RUNNING_ON_VALGRIND is 0 */
-	if (!RUNNING_ON_VALGRIND && !h.programs)
-		limit(RLIMIT_FSIZE, 0);
-	limit(RLIMIT_NOFILE, h.programs ? 1024 : 64);
-	limit(RLIMIT_CPU, (rlim_t)(ms / 1000 + 1));
-	limit_memory((size_t)h.memory_bytes);
-	t.it_value.tv_sec = (time_t)(ms / 1000);
-	t.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-	(void)setitimer(ITIMER_REAL, &t, NULL); /* SIGALRM's default: the end */
+	become_user(&h, &ids);
 	switch (h.job) {
 	case ENVD_JOB_USER:
-		r = envd_job_user(req + pos, len - pos, 1);
+		r = envd_job_user(req, len, 1);
 		break;
 	case ENVD_JOB_PATH:
-		r = envd_job_path(req + pos, len - pos, 1);
+		r = envd_job_path(req, len, 1);
 		break;
 	case ENVD_JOB_GENS:
-		r = envd_job_gens(req + pos, len - pos, 1);
+		r = envd_job_gens(req, len, 1);
 		break;
 	default:
 		r = -EBADMSG;

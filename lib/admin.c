@@ -91,61 +91,44 @@ static int push_dir(struct loader *ld, const char *base, const char *sub, const 
 	return 0;
 }
 
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* hidden names, "." and ".." included, and plain files are no group's
+ * directory; a link is, when the chase allows it */
+static int group_entry(int dirfd, const struct dirent *de, void *data)
+{
+	struct names *g = data;
+	char **nv;
+
+	(void)dirfd;
+	if (de->d_name[0] == '.' || !envd_path_component(de->d_name) ||
+	    (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN))
+		return 0;
+	if (g->n == g->cap) {
+		nv = envd_grow(g->v, &g->cap, sizeof(*nv), 16);
+		if (nv == NULL)
+			return -ENOMEM;
+		g->v = nv;
+	}
+	g->v[g->n] = envd_memdup0(de->d_name, strlen(de->d_name));
+	if (g->v[g->n] == NULL)
+		return -ENOMEM;
+	g->n++;
+	return 0;
+}
+
 /* The entries of dirfd that may name a group's directory, malloc'd, at
  * most max listed.  0, -ENOMEM, -EIO. */
 static int list_groups(int dirfd, size_t max, char ***out, size_t *n, bool *truncated)
 {
-	size_t cap = 0, seen = 0;
-	char **v = NULL, **nv;
-	struct dirent *de;
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int r = 0;
-	DIR *d;
+	struct names g = {.v = NULL};
+	int r = envd_list_dir(dirfd, max, group_entry, &g, truncated);
 
-	*out = NULL;
-	*n = 0;
-	*truncated = false;
-	if (fd < 0)
-		return errno == ENOMEM ? -ENOMEM : -EIO;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return errno == ENOMEM ? -ENOMEM : -EIO;
-	}
-	for (;;) {
-		errno = 0;
-		// cppcheck-suppress readdirCalled
-		de = readdir(d);
-		if (de == NULL) {
-			r = errno == 0 ? 0 : errno == ENOMEM ? -ENOMEM : -EIO;
-			break;
-		}
-		if (++seen > max) {
-			*truncated = true;
-			break;
-		}
-		/* hidden names, "." and ".." included, and plain files are no
-		 * group's directory; a link is, when the chase allows it */
-		if (de->d_name[0] == '.' || !envd_path_component(de->d_name) ||
-		    (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN))
-			continue;
-		if (*n == cap) {
-			nv = envd_grow(v, &cap, sizeof(*v), 16);
-			if (nv == NULL) {
-				r = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
-		v[*n] = envd_memdup0(de->d_name, strlen(de->d_name));
-		if (v[*n] == NULL) {
-			r = -ENOMEM;
-			break;
-		}
-		(*n)++;
-	}
-	closedir(d);
-	*out = v;
+	*out = g.v;
+	*n = g.n;
 	return r;
 }
 

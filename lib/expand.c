@@ -44,6 +44,9 @@ static int substitute(struct envd_expand_state *st, struct envd_buf *out, const 
 	return envd_buf_append(out, v, vlen);
 }
 
+/* The expansion's one loop (over 80 lines): $NAME, ${NAME}, ${NAME:-x}
+ * and ${NAME:+x}, with the nesting, the depth and the budget it shares
+ * with its recursive calls, as systemd's replace_env_full. */
 static int expand_into(struct envd_expand_state *st, const char *in, size_t n, struct envd_buf *out)
 {
 	enum xstate state = WORD;

@@ -680,7 +680,9 @@ static void put_who(char *b, size_t size, size_t *o, const char *who, uid_t want
 		put(b, size, o, "%lu", (unsigned long)want);
 }
 
-/* The detail a reason's text leaves out, in parentheses, and the fix. */
+/* The detail a reason's text leaves out, in parentheses, and the fix.
+ * One case of a switch for each reason, over 80 lines: a table of texts,
+ * each beside the reason it explains, read as a table. */
 static void put_fix(char *b, size_t size, size_t *o, const struct envd_skip *k)
 {
 	enum envd_reason r = k->reason;

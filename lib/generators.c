@@ -128,36 +128,34 @@ static int by_name(const void *a, const void *b)
 /* The names of directory number d (fd), at most ENVD_MAX_GENERATORS of
  * them (in strcmp order, as envd_scan_dir keeps its first ones).
  * 0 or -ENOMEM. */
+struct gen_pass {
+	struct envd_gens *g;
+	const char *path;
+	size_t d;
+};
+
+static int gen_entry(int dirfd, const struct dirent *de, void *data)
+{
+	struct gen_pass *p = data;
+
+	(void)dirfd;
+	return hidden_or_backup(de->d_name) ? 0 : push_gen(p->g, p->path, de->d_name, p->d);
+}
+
 static int list_dir(struct loader *ld, int fd, const char *path, size_t d)
 {
 	struct envd_gens *g = &ld->gens;
-	size_t first = g->n, seen = 0;
-	struct dirent *de;
-	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-	DIR *dir = dfd < 0 ? NULL : fdopendir(dfd);
-	int r = 0;
+	struct gen_pass p = {.g = g, .path = path, .d = d};
+	size_t first = g->n;
+	bool truncated;
+	int r = envd_list_dir(fd, ENVD_MAX_FILES_PER_DIR, gen_entry, &p, &truncated);
 
-	if (dir == NULL) {
-		int err = errno;
-
-		if (dfd >= 0)
-			close(dfd);
-		if (err == ENOMEM)
-			return -ENOMEM;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_DIR_ERROR, path, 0, NULL,
-		           "generator directory: cannot be listed, skipped");
-		return 0;
-	}
-	// cppcheck-suppress readdirCalled ; a stream of its own
-	while (r == 0 && (de = readdir(dir)) != NULL) {
-		if (hidden_or_backup(de->d_name))
-			continue;
-		if (++seen > ENVD_MAX_FILES_PER_DIR)
-			break;
-		r = push_gen(g, path, de->d_name, d);
-	}
-	closedir(dir);
-	if (r == 0 && g->n - first > ENVD_MAX_GENERATORS) {
+		           "generator directory: cannot be listed whole; what was listed is used");
+	if (g->n - first > ENVD_MAX_GENERATORS) {
 		size_t extra = g->n - first - ENVD_MAX_GENERATORS;
 
 		qsort(g->v + first, g->n - first, sizeof(*g->v), by_name);
@@ -167,7 +165,7 @@ static int list_dir(struct loader *ld, int fd, const char *path, size_t d)
 		envd_diagf(&ld->sink, ENVD_ERROR, ENVD_C_LIMIT, path, 0, NULL,
 		           "more than %u generators: %zu skipped", ENVD_MAX_GENERATORS, extra);
 	}
-	return r;
+	return 0;
 }
 
 /* What entry e of directory fd is: decides its state.  Returns true when

@@ -391,6 +391,9 @@ static bool preset(struct loader *ld, const char *name, size_t len, uint64_t h)
 	return i != SIZE_MAX && ld->base_index[i] < ld->cfg->base_preset;
 }
 
+/* One assignment, in the order a reviewer checks it (over 80 lines, kept
+ * together): the limits, the policy's verdict on name and value, the
+ * expansion, nooverwrite, the store. */
 static int on_assign(const char *key, size_t key_len, const char *value, size_t value_len,
                      bool has_value, unsigned line, void *data)
 {

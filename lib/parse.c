@@ -189,6 +189,11 @@ int envd_parse_with(const char *buf, size_t len, envd_assign_fn cb, void *data,
 	return envd_parse_noting(buf, len, cb, data, key, value, NULL);
 }
 
+/* One pass over the bytes, a state machine in one loop as systemd's
+ * env-file.c parses: it stays one function over 80 lines because its
+ * states share the position, the two buffers and the line count, and
+ * each step can change all of them; split, the states would pass them
+ * back and forth. */
 int envd_parse_noting(const char *buf, size_t len, envd_assign_fn cb, void *data,
                       struct envd_buf *key, struct envd_buf *value, envd_note_fn note)
 {

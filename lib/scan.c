@@ -53,13 +53,36 @@ static DIR *open_listing(int dirfd)
 	return d;
 }
 
-/* The next entry, or NULL with errno 0 at the end, else errno set.
- * readdir is thread-safe on a stream of its own (readdir_r is deprecated). */
-static struct dirent *next_entry(DIR *d)
+int envd_list_dir(int dirfd, size_t max, envd_list_fn each, void *data, bool *truncated)
 {
-	errno = 0;
-	// cppcheck-suppress readdirCalled
-	return readdir(d);
+	struct dirent *de;
+	size_t seen = 0;
+	DIR *d = open_listing(dirfd);
+	int r = 0;
+
+	*truncated = false;
+	if (!d)
+		return errno == ENOMEM ? -ENOMEM : -EIO;
+	for (;;) {
+		/* readdir is thread-safe on a stream of its own (readdir_r is
+		 * deprecated) */
+		errno = 0;
+		// cppcheck-suppress readdirCalled
+		de = readdir(d);
+		if (de == NULL) {
+			r = errno == 0 ? 0 : errno == ENOMEM ? -ENOMEM : -EIO;
+			break;
+		}
+		if (++seen > max) {
+			*truncated = true;
+			break;
+		}
+		r = each(dirfd, de, data);
+		if (r < 0)
+			break;
+	}
+	closedir(d);
+	return r;
 }
 
 int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir,
@@ -99,38 +122,40 @@ static int by_name(const void *a, const void *b)
 	return x->dir < y->dir ? -1 : x->dir > y->dir;
 }
 
+struct scan_pass {
+	struct envd_scan *sc;
+	size_t dir, nconf;
+	struct envd_scan_report *rep;
+};
+
+static int scan_one(int dirfd, const struct dirent *de, void *data)
+{
+	struct scan_pass *p = data;
+	int r;
+
+	if (de->d_name[0] == '.')
+		return 0;
+	if (!has_conf_suffix(de->d_name)) {
+		if (!is_dir(dirfd, de))
+			p->rep->not_conf++;
+		return 0;
+	}
+	r = envd_scan_push(p->sc, de->d_name, strlen(de->d_name), p->dir, de->d_type);
+	if (r == 0)
+		p->nconf++;
+	return r;
+}
+
 int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
                   struct envd_scan_report *rep)
 {
-	size_t first = sc->n, seen = 0, nconf = 0, i;
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
+	struct scan_pass p = {.sc = sc, .dir = dir, .rep = rep};
+	size_t first = sc->n, nconf, i;
+	int r;
 
 	memset(rep, 0, sizeof(*rep));
-	d = open_listing(dirfd);
-	if (!d)
-		return errno == ENOMEM ? -ENOMEM : -EIO;
-	while ((de = next_entry(d))) {
-		if (++seen > envd_scan_listed(max_files)) {
-			rep->truncated = true;
-			break;
-		}
-		if (de->d_name[0] == '.')
-			continue;
-		if (!has_conf_suffix(de->d_name)) {
-			if (!is_dir(dirfd, de))
-				rep->not_conf++;
-			continue;
-		}
-		r = envd_scan_push(sc, de->d_name, strlen(de->d_name), dir, de->d_type);
-		if (r < 0)
-			break;
-		nconf++;
-	}
-	if (!de && errno != 0)
-		r = errno == ENOMEM ? -ENOMEM : -EIO;
-	closedir(d);
+	r = envd_list_dir(dirfd, envd_scan_listed(max_files), scan_one, &p, &rep->truncated);
+	nconf = p.nconf;
 	if (r == -ENOMEM)
 		return r;
 
@@ -149,19 +174,27 @@ int envd_scan_dir(struct envd_scan *sc, int dirfd, size_t dir, size_t max_files,
 	return r;
 }
 
+struct not_conf_pass {
+	void (*cb)(const char *name, void *data);
+	void *data;
+};
+
+static int not_conf_one(int dirfd, const struct dirent *de, void *data)
+{
+	struct not_conf_pass *p = data;
+
+	if (de->d_name[0] != '.' && !has_conf_suffix(de->d_name) && !is_dir(dirfd, de))
+		p->cb(de->d_name, p->data);
+	return 0;
+}
+
 int envd_scan_not_conf(int dirfd, size_t max, void (*cb)(const char *name, void *data), void *data)
 {
-	struct dirent *de;
-	size_t seen = 0;
-	DIR *d = open_listing(dirfd);
+	struct not_conf_pass p = {.cb = cb, .data = data};
+	bool truncated;
+	int r = envd_list_dir(dirfd, max, not_conf_one, &p, &truncated);
 
-	if (!d)
-		return errno == ENOMEM ? -ENOMEM : -EIO;
-	while ((de = next_entry(d)) && seen++ < max)
-		if (de->d_name[0] != '.' && !has_conf_suffix(de->d_name) && !is_dir(dirfd, de))
-			cb(de->d_name, data);
-	closedir(d);
-	return 0;
+	return r == -ENOMEM ? r : 0;
 }
 
 void envd_scan_sort(struct envd_scan *sc)

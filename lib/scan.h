@@ -49,6 +49,13 @@ static inline bool envd_scan_unread(const struct envd_scan_entry *e)
 	return e->state == ENVD_FILE_SKIPPED && e->reason == ENVD_R_NOT_READ;
 }
 
+/* The one directory lister: dirfd's entries, from its start, on a
+ * descriptor of its own, at most max of them (*truncated when there were
+ * more), each through each until it returns a negative errno.  Returns
+ * 0, that errno, -ENOMEM, or -EIO when the listing failed part way. */
+struct dirent;
+typedef int (*envd_list_fn)(int dirfd, const struct dirent *de, void *data);
+int envd_list_dir(int dirfd, size_t max, envd_list_fn each, void *data, bool *truncated);
 /* Appends name (len bytes, copied) of directory dir, unread.  Returns 0
  * or -ENOMEM. */
 int envd_scan_push(struct envd_scan *sc, const char *name, size_t len, size_t dir,

@@ -320,6 +320,31 @@ static int lookup_user(pam_handle_t *pamh, const struct pe_options *opt, const c
 	return PAM_SUCCESS;
 }
 
+/* The load's configuration for the user pw (NULL: none found) and the
+ * options; the caller adds the base environment and the log. */
+static void config(struct envd_config *cfg, const struct pe_options *opt, const struct passwd *pw,
+                   const char *dir, const struct envd_ids *ids, const struct envd_who *who,
+                   struct envd_reader **started)
+{
+	envd_config_init(cfg);
+	cfg->user_dir = dir;
+	cfg->user_uid = pw ? pw->pw_uid : 0;
+	if (pw != NULL) {
+		cfg->user_ids = ids;
+		cfg->user_name = pw->pw_name;
+		cfg->user_gid = pw->pw_gid;
+		cfg->admin_user = pw->pw_name;
+		cfg->admin_groups = ids->groups;
+		cfg->admin_ngroups = ids->ngroups;
+		cfg->admin_group_names = (const char *const *)who->group_names;
+	}
+	cfg->started = started;
+	cfg->system_uid = 0;
+	envd_settings_config(&opt->set, cfg);
+	cfg->diag = pe_log_diag;
+	cfg->diag_level = opt->debug ? ENVD_DEBUG : ENVD_WARNING; /* what pe_log_diag sends */
+}
+
 /* Loads and applies the files.  err is the entry point's failure code. */
 static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 {
@@ -374,30 +399,14 @@ static int apply(pam_handle_t *pamh, int argc, const char **argv, int err)
 		goto out;
 
 	pe_log_init(&log, pamh, opt.debug);
-	envd_config_init(&cfg);
-	cfg.user_dir = dir;
-	cfg.user_uid = pw ? pw->pw_uid : 0;
-	if (pw != NULL) {
-		cfg.user_ids = &ids;
-		cfg.user_name = pw->pw_name;
-		cfg.user_gid = pw->pw_gid;
-		cfg.admin_user = pw->pw_name;
-		cfg.admin_groups = ids.groups;
-		cfg.admin_ngroups = ids.ngroups;
-		cfg.admin_group_names = (const char *const *)who.group_names;
-	}
-	cfg.started = &started;
-	cfg.system_uid = 0;
+	config(&cfg, &opt, pw, dir, &ids, &who, &started);
 	cfg.base_env = base;
 	/* nooverwrite keeps what the PAM environment holds, not the fallbacks
 	 * envd_login_base appended after it */
 	cfg.base_preset = 0;
 	while (env[cfg.base_preset] != NULL)
 		cfg.base_preset++;
-	envd_settings_config(&opt.set, &cfg);
-	cfg.diag = pe_log_diag;
 	cfg.diag_data = &log;
-	cfg.diag_level = opt.debug ? ENVD_DEBUG : ENVD_WARNING; /* what pe_log_diag sends */
 
 	r = envd_load(&cfg, &res);
 	if (r < 0) {
