@@ -67,8 +67,9 @@ struct envd_reader;
  * bounded by c->budget_ms and killed past it, says who it found, and
  * then waits, with the ids it found, for the user side's job
  * (cfg->started, read.c) or for envd_reader_close.  0 with *rd and who
- * filled; -ENOENT no such user; -ETIMEDOUT past the budget; -ENOMEM;
- * another of envd_child_run's errors.  *rd is NULL on every error. */
+ * filled; -ESRCH no such user; -ETIMEDOUT past the budget; -ENOMEM;
+ * another of envd_child_run's errors (-ENOENT: no reader program).  *rd
+ * is NULL on every error. */
 int envd_reader_lookup(const char *user, const struct envd_child *c, bool names,
                        struct envd_reader **rd, struct envd_who *who);
 /* Gives the reader its job (records after the head) and reads the answer

@@ -552,7 +552,7 @@ static char *take_str(const char **p, size_t n)
 	return s;
 }
 
-/* The answer: REC_WHO, checked.  0, -ENOENT (no such user), -EBADMSG,
+/* The answer: REC_WHO, checked.  0, -ESRCH (no such user), -EBADMSG,
  * -ENOMEM. */
 static int decode_who(const char *in, size_t n, bool names, struct envd_who *who)
 {
@@ -566,7 +566,7 @@ static int decode_who(const char *in, size_t n, bool names, struct envd_who *who
 		return -EBADMSG;
 	memcpy(&w, body, sizeof(w));
 	if (w.r != 0)
-		return w.r == -ENOENT ? -ENOENT : -EBADMSG;
+		return w.r == -ENOENT ? -ESRCH : -EBADMSG;
 	if (w.ngroups > ENVD_REQ_GROUPS || w.name_len == 0 || w.name_len > 4096 ||
 	    w.dir_len > 4096 || w.shell_len > 4096 || (!names && w.names_len != 0) ||
 	    len - sizeof(w) != (size_t)w.name_len + w.dir_len + w.shell_len +
@@ -654,8 +654,8 @@ int envd_reader_lookup(const char *user, const struct envd_child *c, bool names,
 
 		envd_who_free(who);
 		envd_buf_init(&none, 1);
-		/* -ENOENT: the reader ends by itself; else it is killed */
-		if (r != -ENOENT)
+		/* -ESRCH: the reader ends by itself; else it is killed */
+		if (r != -ESRCH)
 			kill_reader(rd->pid, rd->pidfd, true);
 		e = finish_reader(rd, NULL, &none);
 		envd_buf_free(&none);

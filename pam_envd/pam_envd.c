@@ -313,8 +313,9 @@ static int lookup_user(pam_handle_t *pamh, const struct pe_options *opt, const c
 		           "looking up the user took longer than %u ms (its directory is down?): "
 		           "reading system files only",
 		           ENVD_MAX_USER_MS);
-	else if (r != -ENOENT) {
-		/* no reader (missing, refused): the user side is said then */
+	else if (r != -ESRCH) {
+		/* no reader (missing, refused): looked up here; the user side
+		 * then says why it is skipped */
 		*pw = pam_modutil_getpwnam(pamh, user);
 	}
 	return PAM_SUCCESS;

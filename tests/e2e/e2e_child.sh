@@ -162,6 +162,39 @@ print("opener", opener, "exec'd", sorted(execd), "parents", parent)
 sys.exit(1)
 PY
 fi
+# --- the reader program, checked before it runs -----------------------------------
+# missing: the system files apply, one line says which program
+svc_noreader=$(e2e_service noreader <<EOF
+session  required $MODULE system_dirs=$SYSDIRS reader=$E2E_TMP/no-such/reader
+EOF
+)
+: >"$E2E_LOG"
+run_host_svc "$svc_noreader" "$u"
+expect_eq "a missing reader: session opens" "$(val rc)" 0
+expect_eq "a missing reader: the system files apply" "$(penv SYS_CHILD)" 1
+expect_eq "a missing reader: nothing of the user's" "$(penv CHILD_USER)" ""
+[ -z "$E2E_SHIM" ] || expect_eq "a missing reader: one line says so" \
+	"$(grep -c "the reader program $E2E_TMP/no-such/reader is missing" "$E2E_LOG")" 1
+# a copy that others may write, or that is not root's: refused, never run
+if [ -n "$E2E_READER" ]; then
+	mkdir -p "$E2E_TMP/readers" && chmod 755 "$E2E_TMP/readers"
+	cp "$E2E_READER" "$E2E_TMP/readers/writable" && chmod 775 "$E2E_TMP/readers/writable"
+	cp "$E2E_READER" "$E2E_TMP/readers/users" && chown "$u" "$E2E_TMP/readers/users"
+	for r in writable users; do
+		svc_r=$(e2e_service "reader-$r" <<EOF
+session  required $MODULE system_dirs=$SYSDIRS reader=$E2E_TMP/readers/$r
+EOF
+)
+		: >"$E2E_LOG"
+		run_host_svc "$svc_r" "$u"
+		expect_eq "a reader $r: session opens" "$(val rc)" 0
+		expect_eq "a reader $r: not run, nothing of the user's" "$(penv CHILD_USER)" ""
+		expect_eq "a reader $r: the system files apply" "$(penv SYS_CHILD)" 1
+		[ -z "$E2E_SHIM" ] || expect_true "a reader $r: said refused" \
+			grep -q "the reader program $E2E_TMP/readers/$r is refused" "$E2E_LOG"
+	done
+fi
+
 # --- user-private groups (umask 002) -------------------------------------------
 # useradd makes a group of the user's own (USERGROUPS_ENAB); with umask 002
 # the directory is 0775 and the file 0664, as on Fedora and RHEL.
