@@ -61,6 +61,10 @@ struct envd_who {
 	char **group_names;
 };
 void envd_who_free(struct envd_who *who);
+/* The look-up's answer (REC_WHO) in[0..n), checked, into who (freed by
+ * the caller, also on failure): 0, -ESRCH (no such user), -EBADMSG,
+ * -ENOMEM.  For the fuzz harness (tests/fuzz/fuzz_records.c) too. */
+int envd_who_records(const char *in, size_t n, bool names, struct envd_who *who);
 /* A reader started for a look-up, waiting for its job. */
 struct envd_reader;
 /* Starts a reader (root only) that looks user up through NSS as root,

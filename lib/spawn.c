@@ -554,7 +554,7 @@ static char *take_str(const char **p, size_t n)
 
 /* The answer: REC_WHO, checked.  0, -ESRCH (no such user), -EBADMSG,
  * -ENOMEM. */
-static int decode_who(const char *in, size_t n, bool names, struct envd_who *who)
+int envd_who_records(const char *in, size_t n, bool names, struct envd_who *who)
 {
 	struct envd_rec_who w;
 	const char *body, *p, *end;
@@ -646,7 +646,7 @@ int envd_reader_lookup(const char *user, const struct envd_child *c, bool names,
 	}
 	r = collect_record(rd, &ans);
 	if (r == 0)
-		r = decode_who(ans.data, ans.len, names, who);
+		r = envd_who_records(ans.data, ans.len, names, who);
 	envd_buf_free(&ans);
 	if (r < 0) {
 		struct envd_buf none;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /* SPDX-FileCopyrightText: 2026 The pam_envd authors */
-/* fuzz_records - what the reader child of the user's files sends back
- * (lib/read.c's records), as the login process takes it: untrusted input
- * in a root process.
+/* fuzz_records - what the reader of the user's files sends back (the
+ * records of lib/proto.h), as the login process takes it: untrusted input
+ * in a root process.  Every record type the login decodes: the user
+ * side's, the generators' and the look-up's answer.
  *
  * Input: byte 0 is the knobs (bit 0 ENVD_LINT, bit 1 small limits: 4 files
  * per directory, 64 bytes a file, 100 a load, bit 2 the stream is the
  * generators' child's, lib/generators.c, for a list of four of which the
- * third is masked), the rest is the stream.
+ * third is masked; bit 3 the look-up's answer, lib/spawn.c, with the
+ * groups' names when bit 0 is set), the rest is the stream.
  *
  * Invariants: envd_user_records returns 0, -EBADMSG or -ENOMEM; a rejected
  * stream leaves no entry behind; an accepted one gives entries whose names
@@ -20,7 +22,10 @@
  * returns 0, -EBADMSG or -ENOMEM; a rejected stream keeps no output and
  * leaves every generator as it was; an accepted one changes only those
  * marked to run, into a state a child gives, with output only where the
- * output is used, within the output limit. */
+ * output is used, within the output limit.  The look-up's answer:
+ * envd_who_records returns 0, -ESRCH, -EBADMSG or -ENOMEM; an accepted
+ * one has a name, home and shell without NUL, at most ENVD_REQ_GROUPS
+ * groups, and, when asked, a name for each group. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,7 +34,9 @@
 
 #include "fuzz.h"
 #include "lint.h"
+#include "child.h"
 #include "loader.h"
+#include "proto.h"
 
 static void setup(struct loader *ld, struct envd_config *cfg, unsigned char knobs)
 {
@@ -140,6 +147,29 @@ static void gens_case(const char *in, size_t n)
 	envd_gens_free(&ld.gens);
 }
 
+static void who_case(const char *in, size_t n, bool names)
+{
+	struct envd_who who;
+	int r;
+
+	memset(&who, 0, sizeof(who));
+	r = envd_who_records(in, n, names, &who);
+	FUZZ_CHECK(r == 0 || r == -ESRCH || r == -EBADMSG || r == -ENOMEM, "look-up: returned %d",
+	           r);
+	if (r == 0) {
+		FUZZ_CHECK(who.name != NULL && who.name[0] != '\0' && who.dir != NULL &&
+		               who.shell != NULL,
+		           "look-up: an accepted answer without its strings");
+		FUZZ_CHECK(who.ngroups <= ENVD_REQ_GROUPS, "look-up: %zu groups", who.ngroups);
+		FUZZ_CHECK(who.ngroups == 0 || who.groups != NULL,
+		           "look-up: groups without a list");
+		for (size_t i = 0; names && i < who.ngroups; i++)
+			FUZZ_CHECK(who.group_names != NULL && who.group_names[i] != NULL,
+			           "look-up: group %zu without a name", i);
+	}
+	envd_who_free(&who);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct envd_config cfg, cfg2;
@@ -152,6 +182,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	in = (const char *)data + 1;
 	n = size - 1;
+	if (data[0] & 8) {
+		who_case(in, n, data[0] & 1);
+		return 0;
+	}
 	if (data[0] & 4) {
 		gens_case(in, n);
 		return 0;
