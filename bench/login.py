@@ -3,8 +3,8 @@
 # SPDX-FileCopyrightText: 2026 The pam_envd authors
 """login.py - what pam_envd costs a real login, in instructions.
 
-    bench/login.py --module NAME=PATH [--module NAME=PATH ...] [--runs N]
-                   [--mode su|pamtester] [--size small|medium|large]
+    bench/login.py --reader PATH --module NAME=PATH [--module NAME=PATH ...]
+                   [--runs N] [--mode su|pamtester] [--size small|medium|large]
                    [--user USER] [--keep-user] [--wall N] [--lang LANG]
                    [--floor ENVD] [--keep-profiles DIR]
 
@@ -21,7 +21,7 @@ valgrind runs with --trace-children=yes, one output file per process (and
 one per fork: profiles are dumped before each fork, since a forked child
 inherits its parent's counters), and the figure is their sum: everything
 the login runs, not only the process that loads the module (pam_envd's
-reader of the user's files is a child of it).  The login runs with
+reader of the user's files is a program it execs, helper/reader.c).  The login runs with
 LANG=C unless --lang says otherwise: su sets its locale from LANG, and
 libc calls such as fnmatch(3) cost more under a multibyte locale
 (--lang C.UTF-8, as on most systems).
@@ -29,8 +29,10 @@ libc calls such as fnmatch(3) cost more under a multibyte locale
 Each measurement runs in a private mount namespace (unshare -m) where a copy
 of /etc/pam.d is bind-mounted over /etc/pam.d; that copy's common-session
 ends with "session optional PATH system_dirs=..." for the module measured
-(nothing for "none"), and no other line that loads a pam_envd.so (an
-installed package's).  The real /etc/pam.d is never written.  USER
+reader=PATH (--reader: a build tree's helper/reader, which a build
+tree's module needs: the installed one is elsewhere) for the module
+measured (nothing for "none"), and no other line that loads a pam_envd.so
+(an installed package's).  The real /etc/pam.d is never written.  USER
 (default envd-bench) is made with useradd when missing and removed at the
 end unless --keep-user; its ~/.config/environment.d gets the user part of a
 bench/gen_tree.py tree, and system_dirs= points pam_envd at the tree's
@@ -38,8 +40,16 @@ system part, so the module reads the whole tree.
 
 --floor ENVD adds "floor": bench/pam_floor.c (the calls any module with
 pam_envd's job cannot avoid: the user, the PAM environment, getgrouplist, a
-reader forked twice that takes the user's ids, one pam_putenv per variable)
-writing the variables ENVD (a built envd) shows for the same user and tree.
+reader exec'd as pam_envd execs its own, bench/floor_helper.c, that takes
+the user's ids and answers one byte, one pam_putenv per variable) writing
+the variables ENVD (a built envd, ENVD_READER=--reader) shows for the same
+user and tree.
+
+Before anything is measured, each module's login is run once without
+valgrind (su -l USER -c 'env -0'): every variable that the user's own
+files give (envd show USER against envd show --no-user USER) must reach
+the login shell with envd's value, else the run stops: a module that
+skipped the user side (no reader) would measure a cheaper login.
 The login with the floor is the least a login with the user's variables
 can cost: the login shell's own work on them (a locale variable makes bash
 load that locale) is in it as it is in pam_envd's.  --keep-profiles DIR
@@ -53,9 +63,12 @@ median): su up to the fork in the module's pam_sm_open_session and after
 it, that function's own share, the module's reader processes and the
 login shell with what it runs.  bench/run.py's login part (./dev bench
 login) calls logins() here.  --wall N adds the wall time of the same
-login without valgrind (hyperfine, N runs each, the median, the
-namespace's own cost included alike for every module).  Needs root,
-valgrind, unshare and useradd (and hyperfine for --wall).
+login without valgrind: N logins per module after 3 warm-up logins, the
+modules taking turns login by login (the first of each round rotating),
+so that the machine's drift hits them alike; per module the median and
+the interquartile range, and the median of its ratio to the floor's (or
+none's) login of the same round (the namespace's own cost included alike
+for every module).  Needs root, valgrind, unshare and useradd.
 """
 
 import argparse
@@ -68,6 +81,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -90,7 +104,9 @@ def parse_args():
     ap.add_argument("--user", default="envd-bench")
     ap.add_argument("--keep-user", action="store_true", help="do not remove a user made here")
     ap.add_argument("--wall", type=int, default=0, metavar="N",
-                    help="also the wall time, N hyperfine runs per module")
+                    help="also the wall time, N logins per module, interleaved")
+    ap.add_argument("--reader", metavar="PATH",
+                    help="the reader program the modules run (reader=PATH; ENVD_READER of --floor)")
     ap.add_argument("--lang", default="C", help="LANG of the login (default C)")
     ap.add_argument("--floor", metavar="ENVD",
                     help="add the floor module (bench/pam_floor.c), its variables from this envd")
@@ -104,6 +120,10 @@ def parse_args():
         if not os.path.isfile(path):
             die("no such module: " + path)
         mods.append((name, os.path.abspath(path)))
+    if len(mods) > 1 and not a.reader:
+        die("--reader PATH is needed: a build tree's module finds no reader of its own")
+    if a.reader and not os.path.isfile(a.reader):
+        die("no such reader: " + a.reader)
     if a.runs < 1:
         die("--runs must be at least 1")
     return a, mods
@@ -138,7 +158,7 @@ def make_tree(work, size, user):
     return ":".join(os.path.join(root, d) for d in ("etc/environment.d", "usr/lib/environment.d"))
 
 
-def pam_dir(work, name, module, system_dirs):
+def pam_dir(work, name, module, system_dirs, reader=None):
     """A copy of /etc/pam.d whose common-session ends with module's line
     (module: a path, or a path and its arguments for the floor)."""
     d = os.path.join(work, "pam.d." + name)
@@ -164,6 +184,8 @@ def pam_dir(work, name, module, system_dirs):
         os.chmod(path, 0o644)
     if module:
         line = module if name == "floor" else "%s system_dirs=%s" % (module, system_dirs)
+        if name != "floor" and reader:
+            line += " reader=" + reader
         with open(os.path.join(d, "common-session"), "a") as f:
             f.write("session optional %s\n" % line)
     return d
@@ -177,55 +199,184 @@ def login_argv(work, mode, user):
 NS_SCRIPT = 'mount --make-rprivate / && mount --bind "$1" /etc/pam.d && shift && exec "$@"'
 
 
-def wall_ms(work, tag, pamd, mode, user, runs, lang):
-    """Median wall time (ms) of one login, hyperfine over runs."""
-    js = os.path.join(work, "wall.%s.json" % tag)
-    cmd = shlex.join(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] +
-                     login_argv(work, mode, user))
-    p = subprocess.run(["hyperfine", "--style", "none", "--warmup", "2", "--runs", str(runs),
-                        "--export-json", js, cmd], capture_output=True, text=True,
-                       env={"PATH": PATH, "LANG": lang}, stdin=subprocess.DEVNULL)
+def ns_argv(work, pamd, mode, user, cmd=None):
+    """The login in a private mount namespace with pamd over /etc/pam.d."""
+    login = login_argv(work, mode, user)
+    if cmd is not None:
+        login = login[:-1] + [cmd]
+    return ["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] + login
+
+
+def quartiles(v):
+    """The first quartile, the median and the third of v."""
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], q[1], q[2]
+
+
+def wall(work, dirs, names, mode, user, runs, lang, base):
+    """Wall time (ms) of one login per module, interleaved: 3 warm-up
+    logins each, then RUNS rounds of one login per module, the first of a
+    round rotating.  Returns {name: {"median", "q1", "q3", "ratio",
+    "ratio_q1", "ratio_q3"}}, ratio: the median over rounds of the login's
+    time over BASE's in the same round."""
+    env = {"PATH": PATH, "LANG": lang}
+    argv = {n: ns_argv(work, dirs[n], mode, user) for n in names}
+
+    def once(n):
+        t0 = time.perf_counter()
+        p = subprocess.run(argv[n], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        t = time.perf_counter() - t0
+        if p.returncode:
+            die("%s login failed (%d): %s" % (n, p.returncode, p.stderr.decode(errors="replace")[-2000:]))
+        return 1000.0 * t
+    for _ in range(3):
+        for n in names:
+            once(n)
+    t = {n: [] for n in names}
+    for r in range(runs):
+        k = r % len(names)
+        for n in names[k:] + names[:k]:
+            t[n].append(once(n))
+    out = {}
+    for n in names:
+        q1, med, q3 = quartiles(t[n])
+        rs = [x / y for x, y in zip(t[n], t[base])]
+        r1, rm, r3 = quartiles(rs)
+        out[n] = {"median": med, "q1": q1, "q3": q3, "ratio": rm, "ratio_q1": r1, "ratio_q3": r3,
+                  "times": t[n]}
+    return out
+
+
+def envd_show(work, envd, user, reader, extra=()):
+    """envd show --format nul for user and the tree (work/root), as a
+    dict; ENVD_READER=reader."""
+    p = subprocess.run(["env", "-i", "PATH=" + PATH, "ENVD_READER=" + (reader or ""), envd, "show",
+                        "--format", "nul", "--root", os.path.join(work, "root")] + list(extra) + [user],
+                       capture_output=True)
     if p.returncode:
-        die("hyperfine failed for %s: %s" % (tag, p.stderr.strip()[-2000:]))
-    return 1000.0 * benchlib.median_of(js)
+        die("envd show %s failed: %s" % (user, p.stderr.decode(errors="replace").strip()))
+    if p.stderr.strip():
+        die("envd show %s said: %s" % (user, p.stderr.decode(errors="replace").strip()[-2000:]))
+    return p.stdout
 
 
-def floor_module(work, envd, user):
-    """Build bench/pam_floor.c and write what envd shows for user and the
-    tree (work/root) as its vars= file.  Returns the module's line
-    arguments: PATH vars=FILE."""
+def nul_dict(data):
+    env = {}
+    for e in data.split(b"\0"):
+        name, sep, value = e.partition(b"=")
+        if sep and name not in env:
+            env[name] = value
+    return env
+
+
+def floor_module(work, envd, user, reader):
+    """Build bench/pam_floor.c and bench/floor_helper.c and write what envd
+    shows for user and the tree (work/root) as its vars= file.  Returns the
+    module's line arguments: PATH vars=FILE helper=HELPER."""
     so = os.path.join(work, "pam_floor.so")
-    p = subprocess.run(["cc", "-O2", "-fPIC", "-shared", "-o", so, os.path.join(HERE, "pam_floor.c"),
-                        "-lpam"], capture_output=True, text=True)
-    if p.returncode:
-        die("cannot build bench/pam_floor.c: " + p.stderr.strip()[-2000:])
+    helper = os.path.join(work, "floor_helper")
+    for argv in (["cc", "-O2", "-fPIC", "-shared", "-o", so, os.path.join(HERE, "pam_floor.c"), "-lpam"],
+                 ["cc", "-O2", "-o", helper, os.path.join(HERE, "floor_helper.c")]):
+        p = subprocess.run(argv, capture_output=True, text=True)
+        if p.returncode:
+            die("cannot build %s: %s" % (argv[-2], p.stderr.strip()[-2000:]))
+    os.chmod(helper, 0o755)
     nul = os.path.join(work, "floor.nul")
     with open(nul, "wb") as f:
-        p = subprocess.run(["env", "-i", "PATH=" + PATH, envd, "show", "--format", "nul",
-                            "--root", os.path.join(work, "root"), user], stdout=f,
-                           stderr=subprocess.PIPE, text=True)
-    if p.returncode:
-        die("envd show %s failed: %s" % (user, p.stderr.strip()))
+        f.write(envd_show(work, envd, user, reader))
     os.chmod(nul, 0o644)
-    return "%s vars=%s" % (so, nul)
+    return "%s vars=%s helper=%s" % (so, nul, helper)
+
+
+# variables a login shell sets whatever PAM gave it (Debian's /etc/profile
+# sets PATH)
+SHELL_SET = {b"PATH", b"PWD", b"OLDPWD", b"SHLVL", b"_", b"HOME", b"USER", b"LOGNAME", b"SHELL", b"MAIL"}
+
+
+def user_side(work, envd, user, reader):
+    """The variables that the user's own files give, with their values:
+    envd show USER against envd show --no-user USER.  Dies when there are
+    none (the tree's user part sets some)."""
+    whole = nul_dict(envd_show(work, envd, user, reader))
+    system = nul_dict(envd_show(work, envd, user, reader, ["--no-user"]))
+    mine = {k: v for k, v in whole.items() if system.get(k) != v and k not in SHELL_SET}
+    if not mine:
+        die("envd show %s gives nothing from the user's files: the user side was skipped "
+            "(ENVD_READER=%s)" % (user, reader))
+    return mine
+
+
+def check_user_side(work, name, pamd, mode, user, lang, mine):
+    """One login through pamd, no valgrind: dies unless every variable of
+    MINE reached the login shell with its value (su), or the session
+    (pamtester, which shows nothing: not checked)."""
+    if mode != "su":
+        return
+    p = subprocess.run(ns_argv(work, pamd, mode, user, "env -0"), capture_output=True,
+                       env={"PATH": PATH, "LANG": lang}, stdin=subprocess.DEVNULL)
+    if p.returncode:
+        die("%s login failed (%d): %s" % (name, p.returncode, p.stderr.decode(errors="replace")[-2000:]))
+    got = nul_dict(p.stdout)
+    # the login shell's profile may add to a list the module set
+    # (Debian's flatpak.sh prepends to XDG_DATA_DIRS): the value within it
+    bad = [k.decode() for k, v in mine.items() if got.get(k) != v and (not v or v not in got.get(k, b""))]
+    if bad:
+        die("%s: the login lacks %d of the %d variables of the user's files (%s...): the user side "
+            "was skipped (no reader?)" % (name, len(bad), len(mine), ", ".join(bad[:5])))
+
+
+HELPERS = ("reader", "floor_helper")  # the programs the modules exec
+
+
+def program_of(files):
+    """The program of one process's profile FILES (its parts): the first
+    word of the "cmd" header of any that has one."""
+    for f in files:
+        cmd = benchlib.header(f, "cmd") if os.path.getsize(f) else None
+        if cmd:
+            return cmd.split()[0]
+    return None
 
 
 def groups_of(files, pid, so):
     """Where a login's instructions go, from its profiles FILES: su (pid
     PID, every part) up to and including the part that ends at the fork in
-    the module SO's pam_sm_open_session (its reader's) and after it, the
-    module's pam_sm_open_session in su (every part), su's children that
-    run no other program (the module's middle process and reader) and the
-    login shell with the commands it runs."""
+    the module SO's pam_sm_open_session and after it, the module's
+    pam_sm_open_session in su (every part), su's children that run no other
+    program, the module's helper processes (the programs it execs and
+    their forks: helper/reader.c, bench/floor_helper.c) with the look-up
+    in them (the reader's getpwnam_r and envd_ids_get, NSS inclusive) and
+    the count of helper programs started, and the login shell with the
+    commands it runs."""
     base = [f for f in files if os.path.basename(f) == "callgrind.%d" % pid]
     if not base:
         die("no profile of su (pid %d)" % pid)
     parts = benchlib.parts_of(base[0])
-    cmd = benchlib.header(parts[-1], "cmd")
-    kids = [f for f in files if f not in parts and benchlib.header(f, "cmd") == cmd]
-    shell = [f for f in files if f not in parts and f not in kids]
+    cmd = program_of(parts)
+    procs = {}
+    for f in files:
+        if f not in parts:
+            procs.setdefault(os.path.basename(f).split(".")[1], []).append(f)
+    kids, helper, shell, started = [], [], [], 0
+    for p, fs in procs.items():
+        prog = program_of(fs)
+        if prog == cmd:
+            kids += fs
+        elif prog and os.path.basename(prog) in HELPERS:
+            helper += fs
+            # an exec'd helper's profile has no parent's calls: its forks'
+            # parts start with the fork's return
+            started += 1 if any(benchlib.entered_in([f], "main", os.path.basename(prog)) is not None
+                                for f in fs) else 0
+        else:
+            shell += fs
+    calls = benchlib.arcs(helper) if helper else []
     g = {"su": sum(benchlib.ir_of(f) for f in parts),
          "children": sum(benchlib.ir_of(f) for f in kids),
+         "helper": sum(benchlib.ir_of(f) for f in helper),
+         "helper_lookup": sum(benchlib.inclusive_of(calls, fn, "reader") for fn in ("user_get", "envd_ids_get")),
+         "helpers_started": started,
          "shell": sum(benchlib.ir_of(f) for f in shell)}
     if so:
         k = benchlib.entered_in(parts, "pam_sm_open_session", so)
@@ -245,8 +396,12 @@ def measure(work, tag, pamd, mode, user, lang, keep=None, so=None):
     login = login_argv(work, mode, user)
     # profiles dumped before each fork: a forked child's counters start
     # where its parent's were, and would count the parent's work again
+    # and before the floor helper's switch: the file of a program exec'd
+    # as root is made at its start and cannot be written after it takes
+    # the user's ids (benchlib.ir_of); pam_envd's reader switches in a
+    # forked child, whose file is made at its end
     vg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--vgdb=no", "--dump-before=fork",
-          "--callgrind-out-file=" + os.path.join(out, "callgrind.%p")]
+          "--dump-before=floor_switch", "--callgrind-out-file=" + os.path.join(out, "callgrind.%p")]
     # unshare and sh exec: the login's first process keeps this pid
     p = subprocess.Popen(["unshare", "-m", "sh", "-c", NS_SCRIPT, "sh", pamd] + vg + login,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -266,12 +421,15 @@ def measure(work, tag, pamd, mode, user, lang, keep=None, so=None):
 
 
 def logins(mods, size="medium", lang="C", runs=3, mode="su", user="envd-bench", floor=None,
-           keep=None, wall=0, keep_user=False, progress=sys.stderr):
+           keep=None, wall_runs=0, keep_user=False, progress=sys.stderr, reader=None):
     """Measures a login with each of MODS ([(name, path or None)], "none"
-    first) and, with FLOOR (a built envd), the floor second.  Returns a
-    dict: "Ir" the median per name, "procs" the processes of a login,
-    "groups" groups_of() of the run nearest the median per name (su mode),
-    "wall_ms" per name (WALL > 0) and "names" in order."""
+    first; each module's line gets reader=READER) and, with FLOOR (a built
+    envd), the floor second.  Every module's login is checked first for
+    the user's variables (check_user_side).  Returns a dict: "Ir" the
+    median per name, "procs" the processes of a login, "groups"
+    groups_of() of the run nearest the median per name (su mode), "wall"
+    wall()'s result (WALL_RUNS > 0), "user_vars" the count checked and
+    "names" in order."""
     mods = list(mods)
     made = ensure_user(user)
     work = tempfile.mkdtemp(prefix="envd-login.")
@@ -283,10 +441,14 @@ def logins(mods, size="medium", lang="C", runs=3, mode="su", user="envd-bench", 
         os.chmod(os.path.join(work, "su"), 0o755)
         system_dirs = make_tree(work, size, user)
         if floor:
-            mods.insert(1, ("floor", floor_module(work, os.path.abspath(floor), user)))
+            mods.insert(1, ("floor", floor_module(work, os.path.abspath(floor), user, reader)))
+            mine = user_side(work, os.path.abspath(floor), user, reader)
         if keep:
             os.makedirs(keep, exist_ok=True)
-        dirs = {name: pam_dir(work, name, path, system_dirs) for name, path in mods}
+        dirs = {name: pam_dir(work, name, path, system_dirs, reader) for name, path in mods}
+        if floor:
+            for name, _ in mods[1:]:
+                check_user_side(work, name, dirs[name], mode, user, lang, mine)
         sos = {name: os.path.basename(path.split()[0]) if path else None for name, path in mods}
         ir = {name: [] for name, _ in mods}
         groups = {name: [] for name, _ in mods}
@@ -299,11 +461,10 @@ def logins(mods, size="medium", lang="C", runs=3, mode="su", user="envd-bench", 
                 if progress:
                     print("run %d %-12s %d" % (r + 1, name, n), file=progress, flush=True)
         wall_t = {}
-        if wall > 0:
-            if not shutil.which("hyperfine"):
-                die("--wall needs hyperfine")
-            for name, _ in mods:
-                wall_t[name] = wall_ms(work, name, dirs[name], mode, user, wall, lang)
+        if wall_runs > 0:
+            names = [n for n, _ in mods]
+            wall_t = wall(work, dirs, names, mode, user, wall_runs, lang,
+                          "floor" if "floor" in names else "none")
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if made and not keep_user:
@@ -311,7 +472,8 @@ def logins(mods, size="medium", lang="C", runs=3, mode="su", user="envd-bench", 
                             stderr=subprocess.DEVNULL)
     med = {name: int(statistics.median(v)) for name, v in ir.items()}
     brk = {name: min(v, key=lambda x: abs(x[0] - med[name]))[1] for name, v in groups.items()}
-    return {"Ir": med, "procs": procs, "groups": brk, "wall_ms": wall_t, "names": [n for n, _ in mods]}
+    return {"Ir": med, "procs": procs, "groups": brk, "wall": wall_t, "names": [n for n, _ in mods],
+            "user_vars": len(mine) if floor else None}
 
 
 def check_tools(mode):
@@ -332,28 +494,61 @@ def breakdown(res, header=True, title=None):
     names, g = res["names"], res["groups"]
     if any(g[n] is None for n in names):
         return []
-    fmt = "%-10s %12s %12s %12s %13s %10s %12s"
+    fmt = "%-10s %10s %11s %10s %12s %8s %9s %9s %3s %10s"
     out = []
     if header:
         out += ["where the instructions go (the run nearest the median): su = the su process, every part;",
-                "  before/after fork = su's parts up to the fork in the module's pam_sm_open_session (for its",
-                "  reader) and after it; open_session = the module's pam_sm_open_session in su; children = the",
-                "  module's middle process and reader (su's children that exec nothing); shell = the login",
-                "  shell and what it runs"]
+                "  before/after = su's parts up to the fork in the module's pam_sm_open_session and after it;",
+                "  open_session = the module's pam_sm_open_session in su; children = su's children that exec",
+                "  nothing; helper = the programs the module execs and their forks (pam_envd's reader, the",
+                "  floor's helper), lookup = the reader's user and group look-up in them (getpwnam_r,",
+                "  envd_ids_get, NSS inclusive), n = helper programs started; shell = the login shell and",
+                "  what it runs"]
     if title:
         out.append(title)
-    out.append(fmt % ("module", "su", "before fork", "after fork", "open_session", "children", "shell"))
+    out.append(fmt % ("module", "su", "before", "after", "open_session", "children", "helper", "lookup", "n",
+                      "shell"))
     for n in names:
         x = g[n]
         out.append(fmt % (n, x["su"], x.get("su_before", "-"), x.get("su_after", "-"),
-                          x.get("open_session", "-"), x["children"], x["shell"]))
-    z = g["none"]
-    for n in names[1:]:
-        x = g[n]
-        su, mod = x["su"] - z["su"], x.get("open_session", 0)
-        out.append("  %s over none: su %+d (open_session %d, the rest of su %+d: loading the module, "
-                   "libpam, su's copy of the PAM environment), children %+d, shell %+d"
-                   % (n, su, mod, su - mod, x["children"] - z["children"], x["shell"] - z["shell"]))
+                          x.get("open_session", "-"), x["children"], x["helper"], x["helper_lookup"],
+                          x["helpers_started"], x["shell"]))
+    for base in ("none", "floor"):
+        if base not in g:
+            continue
+        z = g[base]
+        for n in names:
+            if n in ("none", base):
+                continue
+            x = g[n]
+            su, mod = x["su"] - z["su"], x.get("open_session", 0) - z.get("open_session", 0)
+            out.append("  %s over %s: su %+d (open_session %+d, the rest of su %+d: loading the module, "
+                       "libpam, su's copy of the PAM environment), children %+d, helper %+d (lookup %+d), "
+                       "shell %+d" % (n, base, su, mod, su - mod, x["children"] - z["children"],
+                                      x["helper"] - z["helper"], x["helper_lookup"] - z["helper_lookup"],
+                                      x["shell"] - z["shell"]))
+    return out
+
+
+def wall_lines(res):
+    """The lines of wall()'s result in RES, or none."""
+    w, names = res["wall"], res["names"]
+    if not w:
+        return []
+    base = "floor" if "floor" in names else "none"
+    n = len(w[names[0]]["times"])
+    out = ["wall time (no valgrind): %d logins per module after 3 warm-up logins each, the modules taking" % n,
+           "turns login by login; median and interquartile range (q1-q3) per module; x %s: the median" % base,
+           "over rounds of the login's time over the %s login's of the same round, and its q1-q3" % base,
+           "%-10s %9s %17s %9s %17s" % ("module", "ms/login", "q1-q3 ms", "x " + base, "q1-q3")]
+    for name in names:
+        x = w[name]
+        out.append("%-10s %9.2f %8.2f-%-8.2f %8.3fx %8.3f-%-8.3f" % (name, x["median"], x["q1"], x["q3"],
+                                                                   x["ratio"], x["ratio_q1"], x["ratio_q3"]))
+    for name in names:
+        if name not in ("none", base):
+            out.append("  %s/%s: ratio of the medians %.3fx, median of the paired ratios %.3fx"
+                       % (name, base, w[name]["median"] / w[base]["median"], w[name]["ratio"]))
     return out
 
 
@@ -361,13 +556,15 @@ def main():
     a, mods = parse_args()
     check_tools(a.mode)
     res = logins(mods, a.size, a.lang, a.runs, a.mode, a.user, a.floor, a.keep_profiles, a.wall,
-                 a.keep_user)
-    med, procs, wall = res["Ir"], res["procs"], res["wall_ms"]
+                 a.keep_user, reader=os.path.abspath(a.reader) if a.reader else None)
+    med, procs = res["Ir"], res["procs"]
     mods = [(n, None) for n in res["names"]]
     first = [m for m in mods if m[0] not in ("none", "floor")] or mods
     first = first[0][0]
     print("login: %s, tree %s, LANG %s, user %s, median of %d runs, Ir summed over %d "
           "processes" % (a.mode, a.size, a.lang, a.user, a.runs, procs[first]))
+    if res["user_vars"] is not None:
+        print("checked: each module's login has the %d variables of the user's files" % res["user_vars"])
     print("%-14s %14s %12s %9s %8s %12s %9s" % ("module", "Ir/login", "vs none", "%", "x none",
                                                 "vs " + first, "%"))
     for name, _ in mods:
@@ -376,15 +573,15 @@ def main():
         df = m - med[first]
         print("%-14s %14d %+12d %+8.2f%% %7.3fx %+12d %+8.2f%%" %
               (name, m, dn, 100.0 * dn / m, m / med["none"], df, 100.0 * df / med[first]))
+    if "floor" in med:
+        for name, _ in mods:
+            if name not in ("none", "floor"):
+                print("%s above the floor: %+d Ir, %.4fx the login without a module" %
+                      (name, med[name] - med["floor"], (med[name] - med["floor"]) / med["none"]))
     for line in breakdown(res):
         print(line)
-    if wall:
-        print("wall time (hyperfine, median of %d, no valgrind)" % a.wall)
-        print("%-14s %10s %10s %9s" % ("module", "ms/login", "vs none", "%"))
-        for name, _ in mods:
-            w = wall[name]
-            print("%-14s %10.2f %+10.2f %+8.2f%%" %
-                  (name, w, w - wall["none"], 100.0 * (w - wall["none"]) / wall["none"]))
+    for line in wall_lines(res):
+        print(line)
 
 
 if __name__ == "__main__":
