@@ -82,6 +82,13 @@ int envd_reader_job(struct envd_reader *rd, const struct envd_buf *job, struct e
 /* Ends a reader that got no job; frees rd (NULL: nothing). */
 void envd_reader_close(struct envd_reader *rd);
 
+/* Reaps pid (a child of this process) until *until (CLOCK_MONOTONIC),
+ * through its pidfd's readiness where there is one (-1: none), else
+ * looking every millisecond.  True with *status when it ended, or when
+ * it is not this process's to reap any more; false past *until. */
+struct timespec;
+bool envd_reap_until(pid_t pid, int pidfd, const struct timespec *until, int *status);
+
 /* The reader program: override, or the one installed with this build
  * (ENVD_READER_PATH). */
 const char *envd_reader_path(const char *override);

@@ -123,24 +123,6 @@ static void kill_gen(pid_t pid)
 		;
 }
 
-/* Waits for pid's end until the deadline.  True with *status when it
- * ended. */
-static bool reap_until(pid_t pid, const struct timespec *deadline, int *status)
-{
-	for (;;) {
-		pid_t w = waitpid(pid, status, WNOHANG);
-		struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
-
-		if (w == pid)
-			return true;
-		if (w < 0 && errno != EINTR)
-			return false;
-		if (envd_ms_until(deadline) == 0)
-			return false;
-		(void)nanosleep(&pause, NULL);
-	}
-}
-
 /* Reads what fd holds into out.  1 at the end of the pipe, 0 when
  * nothing more is there now (drain) or after a read, -1 over out's cap
  * or on a read error. */
@@ -222,7 +204,7 @@ static void run_one(struct envd_gen *e, char **envp, const struct timespec *dead
 	}
 	close(p[0]);
 	if (t == 1 && !ended)
-		ended = reap_until(pid, deadline, &status);
+		ended = envd_reap_until(pid, -1, deadline, &status);
 	if (t != 1 || !ended) {
 		if (!ended)
 			kill_gen(pid);

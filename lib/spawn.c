@@ -294,10 +294,11 @@ static pid_t spawn_reader(int exe, int in, int out, int nul, int *pidfd)
 
 /* ---- the caller's side ---- */
 
-/* Reads the pipe to its end into out within the budget, straight into
- * out (a stream that fits the pipe arrives in one read).  0 at the end,
- * -ETIMEDOUT, -EMSGSIZE over out's cap, -ENOMEM, -EIO. */
-static int collect(int fd, const struct timespec *until, struct envd_buf *out)
+/* Waits within the budget until fd can be read, and reads into out at
+ * most want bytes, straight into it (a stream that fits the pipe arrives
+ * in one read).  1 after a read, 0 at the end of the pipe, -ETIMEDOUT,
+ * -EMSGSIZE when out is full and more comes, -ENOMEM, -EIO. */
+static int read_some(int fd, const struct timespec *until, struct envd_buf *out, size_t want)
 {
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -315,7 +316,7 @@ static int collect(int fd, const struct timespec *until, struct envd_buf *out)
 			continue;
 		if (r < 0)
 			return -EIO;
-		room = envd_buf_room(out, 65536);
+		room = envd_buf_room(out, want);
 		if (room < 0)
 			return -ENOMEM;
 		n = room ? read(fd, out->data + out->len, (size_t)room) : read(fd, &over, 1);
@@ -328,19 +329,28 @@ static int collect(int fd, const struct timespec *until, struct envd_buf *out)
 		if (room == 0)
 			return -EMSGSIZE;
 		out->len += (size_t)n;
+		return 1;
 	}
+}
+
+/* Reads the pipe to its end into out within the budget.  0 at the end,
+ * or read_some's errors. */
+static int collect(int fd, const struct timespec *until, struct envd_buf *out)
+{
+	int r;
+
+	while ((r = read_some(fd, until, out, 65536)) > 0)
+		;
+	return r;
 }
 
 /* Reaps pid within ms.  True with *status when it ended (or another
  * reaped it).  With a pidfd: one poll for its end, then the wait. */
-static bool reap_within(pid_t pid, int pidfd, long ms, int *status)
+bool envd_reap_until(pid_t pid, int pidfd, const struct timespec *until, int *status)
 {
-	struct timespec until;
-
-	if (!envd_deadline(ms > 0 ? (size_t)ms : 0, &until))
-		ms = 0;
 	if (pidfd >= 0) {
 		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		long ms = envd_ms_until(until);
 
 		if (ms > 0)
 			(void)poll(&p, 1, (int)ms);
@@ -353,10 +363,20 @@ static bool reap_within(pid_t pid, int pidfd, long ms, int *status)
 			return true;
 		if (w < 0 && errno != EINTR)
 			return true; /* not ours to reap any more: nothing is left */
-		if (envd_ms_until(&until) <= 0)
+		if (envd_ms_until(until) <= 0)
 			return false;
 		(void)nanosleep(&pause, NULL);
 	}
+}
+
+/* envd_reap_until, within ms from now. */
+static bool reap_within(pid_t pid, int pidfd, long ms, int *status)
+{
+	struct timespec until;
+
+	if (!envd_deadline(ms > 0 ? (size_t)ms : 0, &until))
+		return envd_reap_until(pid, pidfd, &(struct timespec){0}, status);
+	return envd_reap_until(pid, pidfd, &until, status);
 }
 
 /* Kills the reader: through its pidfd, else by its pid while it still
@@ -493,10 +513,7 @@ int envd_child_run(const struct envd_child *c, const struct envd_buf *req, struc
 static int collect_record(struct envd_reader *rd, struct envd_buf *out)
 {
 	for (;;) {
-		struct pollfd p = {.fd = rd->out, .events = POLLIN};
-		long left = envd_ms_until(&rd->until), room;
 		uint32_t len;
-		ssize_t n;
 		int r;
 
 		if (out->len >= sizeof(len)) {
@@ -504,29 +521,12 @@ static int collect_record(struct envd_reader *rd, struct envd_buf *out)
 			if (len > 0 && out->len - sizeof(len) >= len)
 				return 0;
 		}
-		if (left <= 0)
-			return -ETIMEDOUT;
-		r = poll(&p, 1, (int)left);
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (r < 0 && errno == EINTR)
-			continue;
+		r = read_some(rd->out, &rd->until, out, 4096);
 		if (r < 0)
-			return -EIO;
-		room = envd_buf_room(out, 4096);
-		if (room < 0)
-			return -ENOMEM;
-		if (room == 0)
-			return -EMSGSIZE;
-		n = read(rd->out, out->data + out->len, (size_t)room);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return errno == ENOMEM ? -ENOMEM : -EIO;
-		if (n == 0)
+			return r;
+		if (r == 0)
 			return out->len == 1 && out->data[0] == ENVD_READER_SETUP_FAILED ? -EPERM
 			                                                                 : -EBADMSG;
-		out->len += (size_t)n;
 	}
 }
 
