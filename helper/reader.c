@@ -278,30 +278,6 @@ static int read_record(struct envd_buf *b)
 	return 1;
 }
 
-/* The user's passwd entry through NSS, its strings in *buf.  0, -ENOENT,
- * -ENOMEM. */
-static int user_get(const char *name, struct passwd *pw, char **buf)
-{
-	struct passwd *res = NULL;
-	size_t size = 4096;
-	char *nb;
-	int e;
-
-	for (;;) {
-		nb = realloc(*buf, size);
-		if (nb == NULL)
-			return -ENOMEM;
-		*buf = nb;
-		e = getpwnam_r(name, pw, *buf, size, &res);
-		if (e != ERANGE || size >= (1u << 20))
-			break;
-		size *= 2;
-	}
-	if (e == 0 && res != NULL)
-		return 0;
-	return e == ENOMEM ? -ENOMEM : -ENOENT;
-}
-
 /* The look-up (proto.h's REQ_LOOKUP): the user through NSS, as root,
  * within the login's budget; REC_WHO to 1; *ids the ids found.  0, or -1
  * when there is no one to read for (said in REC_WHO). */
@@ -312,6 +288,7 @@ static int lookup(const char *body, size_t len, struct envd_ids *ids)
 	struct passwd pw;
 	struct envd_buf payload, out;
 	char *name, *buf = NULL;
+	size_t bufsize;
 	int r;
 
 	if (len <= sizeof(q) || memchr(body + sizeof(q), '\0', len - sizeof(q)))
@@ -323,7 +300,7 @@ static int lookup(const char *body, size_t len, struct envd_ids *ids)
 	memset(&w, 0, sizeof(w));
 	envd_buf_init(&payload, 0);
 	envd_buf_init(&out, 0);
-	r = user_get(name, &pw, &buf);
+	r = envd_passwd_get(name, &pw, &buf, &bufsize);
 	if (r == 0)
 		r = envd_ids_get(pw.pw_name, pw.pw_uid, pw.pw_gid, ids);
 	if (r == 0 && ids->ngroups > ENVD_REQ_GROUPS)

@@ -33,6 +33,10 @@ struct group;
  * strings in *buf (freed by the caller, also on failure), the buffer
  * grown while NSS says it is too small.  0, -ENOENT or -ENOMEM. */
 int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, size_t *size);
+struct passwd;
+/* The account named name through NSS, as envd_group_get.  0, -ENOENT or
+ * -ENOMEM. */
+int envd_passwd_get(const char *name, struct passwd *pw, char **buf, size_t *size);
 
 /* Work done by the reader program (helper/reader.c, started by spawn.c)
  * with ids's credentials in full (a root caller's reader switches; any

@@ -61,13 +61,14 @@ void envd_ids_free(struct envd_ids *ids)
 #define NSS_BUF_MIN 4096
 #define NSS_BUF_MAX (1024 * 1024)
 
-/* The group named name (NULL: the group gid) through NSS, into *gr with
- * its strings in *buf (the caller frees it, also on failure; *size its
- * size), the buffer grown while NSS says it is too small.  0, -ENOENT (no
- * such group, or NSS failed) or -ENOMEM. */
-int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, size_t *size)
+/* One NSS look-up into *buf (the caller frees it, also on failure; *size
+ * its size), the buffer grown while NSS says it is too small: get is
+ * getgrnam_r, getgrgid_r or getpwnam_r with its key bound.  0, -ENOENT
+ * (no such entry, or NSS failed) or -ENOMEM. */
+static int nss_grow(int (*get)(const void *key, char *buf, size_t size, bool *found),
+                    const void *key, char **buf, size_t *size)
 {
-	struct group *grp = NULL;
+	bool found = false;
 	char *nb;
 	int e;
 
@@ -76,36 +77,59 @@ int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, si
 		if (nb == NULL)
 			return -ENOMEM;
 		*buf = nb;
-		e = name ? getgrnam_r(name, gr, *buf, *size, &grp)
-		         : getgrgid_r(gid, gr, *buf, *size, &grp);
+		e = get(key, *buf, *size, &found);
 		if (e != ERANGE || *size >= NSS_BUF_MAX)
 			break;
 	}
-	if (e == 0 && grp != NULL)
+	if (e == 0 && found)
 		return 0;
 	return e == ENOMEM ? -ENOMEM : -ENOENT;
 }
 
-/* The account named name through NSS, into *pw with its strings in *buf
- * (grown as envd_group_get's).  0, -ENOENT or -ENOMEM. */
-static int passwd_get(const char *name, struct passwd *pw, char **buf, size_t *size)
-{
-	struct passwd *pwp = NULL;
-	char *nb;
-	int e;
+struct group_key {
+	const char *name;
+	gid_t gid;
+	struct group *gr;
+};
 
-	for (*size = NSS_BUF_MIN;; *size *= 2) {
-		nb = realloc(*buf, *size);
-		if (nb == NULL)
-			return -ENOMEM;
-		*buf = nb;
-		e = getpwnam_r(name, pw, *buf, *size, &pwp);
-		if (e != ERANGE || *size >= NSS_BUF_MAX)
-			break;
-	}
-	if (e == 0 && pwp != NULL)
-		return 0;
-	return e == ENOMEM ? -ENOMEM : -ENOENT;
+static int group_by(const void *key, char *buf, size_t size, bool *found)
+{
+	const struct group_key *k = key;
+	struct group *res = NULL;
+	int e = k->name ? getgrnam_r(k->name, k->gr, buf, size, &res)
+	                : getgrgid_r(k->gid, k->gr, buf, size, &res);
+
+	*found = res != NULL;
+	return e;
+}
+
+int envd_group_get(const char *name, gid_t gid, struct group *gr, char **buf, size_t *size)
+{
+	struct group_key k = {.name = name, .gid = gid, .gr = gr};
+
+	return nss_grow(group_by, &k, buf, size);
+}
+
+struct passwd_key {
+	const char *name;
+	struct passwd *pw;
+};
+
+static int passwd_by(const void *key, char *buf, size_t size, bool *found)
+{
+	const struct passwd_key *k = key;
+	struct passwd *res = NULL;
+	int e = getpwnam_r(k->name, k->pw, buf, size, &res);
+
+	*found = res != NULL;
+	return e;
+}
+
+int envd_passwd_get(const char *name, struct passwd *pw, char **buf, size_t *size)
+{
+	struct passwd_key k = {.name = name, .pw = pw};
+
+	return nss_grow(passwd_by, &k, buf, size);
 }
 
 /* The local accounts file, read whole with a cap: a larger one is not
@@ -194,7 +218,7 @@ int envd_group_private(const char *user, uid_t uid, gid_t gid)
 		if (strcmp(*m, user) != 0)
 			r = 0;
 	if (r == 1) {
-		e = passwd_get(gr.gr_name, &pw, &pbuf, &psize);
+		e = envd_passwd_get(gr.gr_name, &pw, &pbuf, &psize);
 		r = e == -ENOMEM ? -ENOMEM : e == 0 && pw.pw_uid == uid && pw.pw_gid == gid;
 	}
 	if (r == 1) {

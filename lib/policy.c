@@ -535,19 +535,7 @@ static bool bus_runs_command(const char *v)
  * the -K that users set stays, a --no-keypad goes. */
 static bool less_loads_keys(const char *v)
 {
-	static const char word[] = "lessk";
-	const char *c;
-	size_t i;
-
-	if (strchr(v, 'k'))
-		return true;
-	for (c = v; *c; c++) {
-		for (i = 0; word[i] && c[i] && (c[i] | 0x20) == word[i]; i++)
-			;
-		if (!word[i])
-			return true;
-	}
-	return false;
+	return strchr(v, 'k') || strcasestr(v, "lessk");
 }
 
 /* GDK_BACKEND lists the GDK backends to try.  x11 and wayland reach the
@@ -558,19 +546,7 @@ static bool less_loads_keys(const char *v)
  * "broadway" in any case, and "*", which tries every backend. */
 static bool gdk_backend_remote(const char *v)
 {
-	static const char word[] = "broadway";
-	const char *c;
-	size_t i;
-
-	if (strchr(v, '*'))
-		return true;
-	for (c = v; *c; c++) {
-		for (i = 0; word[i] && c[i] && (c[i] | 0x20) == word[i]; i++)
-			;
-		if (!word[i])
-			return true;
-	}
-	return false;
+	return strchr(v, '*') || strcasestr(v, "broadway");
 }
 
 const struct envd_policy_entry envd_value_rules[] = {
